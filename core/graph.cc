@@ -1,0 +1,95 @@
+#include "core/graph.h"
+
+#include <set>
+#include <unordered_map>
+
+namespace webnx {
+
+const char* AttributeTypeName(Attribute::Type type) {
+  switch (type) {
+    case Attribute::Type::kFloat: return "float";
+    case Attribute::Type::kInt: return "int";
+    case Attribute::Type::kString: return "string";
+    case Attribute::Type::kTensor: return "tensor";
+    case Attribute::Type::kFloats: return "floats";
+    case Attribute::Type::kInts: return "ints";
+    case Attribute::Type::kStrings: return "strings";
+    case Attribute::Type::kGraph: return "graph";
+    case Attribute::Type::kUndefined: break;
+  }
+  return "undefined";
+}
+
+std::string Node::Describe() const { return "node '" + name + "' (" + op_type + ")"; }
+
+Status SortAndValidateGraph(Graph* graph) {
+  std::unordered_map<std::string, int> producer;  // value -> node index, -1 for graph sources
+  auto define = [&](const std::string& name, int who, const std::string& where) -> Status {
+    if (name.empty()) return Status::Ok();
+    if (!producer.emplace(name, who).second) {
+      return Status(ErrorCode::kMalformedModel, "value '" + name + "' is defined twice (" + where + ")");
+    }
+    return Status::Ok();
+  };
+  for (const auto& in : graph->inputs) {
+    if (in.name.empty()) return Status(ErrorCode::kMalformedModel, "a graph input has no name");
+    WEBNX_RETURN_IF_ERROR(define(in.name, -1, "graph input"));
+  }
+  for (const auto& kv : graph->initializers) WEBNX_RETURN_IF_ERROR(define(kv.first, -1, "initializer"));
+  const int n = static_cast<int>(graph->nodes.size());
+  for (int i = 0; i < n; ++i) {
+    for (const auto& out : graph->nodes[i].outputs) {
+      WEBNX_RETURN_IF_ERROR(define(out, i, "output of " + graph->nodes[i].Describe()));
+    }
+  }
+  // Kahn's algorithm, stable with respect to the source order.
+  std::vector<int> pending(n, 0);
+  std::vector<std::vector<int>> users(n);
+  for (int i = 0; i < n; ++i) {
+    std::set<int> deps;
+    for (const auto& in : graph->nodes[i].inputs) {
+      if (in.empty()) continue;
+      auto it = producer.find(in);
+      if (it == producer.end()) {
+        return Status(ErrorCode::kMalformedModel, graph->nodes[i].Describe() + " reads value '" + in +
+                                                      "' that no input, initializer or node defines");
+      }
+      if (it->second >= 0) deps.insert(it->second);
+    }
+    for (int d : deps) users[d].push_back(i);
+    pending[i] = static_cast<int>(deps.size());
+  }
+  std::vector<int> order;
+  order.reserve(n);
+  std::vector<int> ready;
+  for (int i = n - 1; i >= 0; --i)
+    if (pending[i] == 0) ready.push_back(i);
+  while (!ready.empty()) {
+    int i = ready.back();
+    ready.pop_back();
+    order.push_back(i);
+    for (int u : users[i]) {
+      if (--pending[u] == 0) ready.push_back(u);
+    }
+  }
+  if (static_cast<int>(order.size()) != n) {
+    for (int i = 0; i < n; ++i) {
+      if (pending[i] > 0) {
+        return Status(ErrorCode::kMalformedModel,
+                      "the graph has a cycle through " + graph->nodes[i].Describe());
+      }
+    }
+  }
+  std::vector<Node> sorted;
+  sorted.reserve(n);
+  for (int i : order) sorted.push_back(std::move(graph->nodes[i]));
+  graph->nodes = std::move(sorted);
+  for (const auto& out : graph->outputs) {
+    if (!producer.count(out.name)) {
+      return Status(ErrorCode::kMalformedModel, "graph output '" + out.name + "' is never produced");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace webnx

@@ -1,0 +1,73 @@
+// The graph IR every loader produces: values with (possibly symbolic) shapes, nodes with typed
+// attributes, and initializers. Nothing here knows any operator.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace webnx {
+
+// One dimension of a declared shape: a fixed size, a named symbol (ONNX dim_param), or unknown.
+struct Dim {
+  int64_t value = -1;  // >= 0 when fixed
+  std::string symbol;  // non-empty for a named dynamic dim
+  bool fixed() const { return value >= 0; }
+};
+
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  bool has_shape = false;  // false: rank unknown
+  std::vector<Dim> dims;
+};
+
+struct Attribute {
+  enum class Type { kUndefined, kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph };
+  Type type = Type::kUndefined;
+  float f = 0;
+  int64_t i = 0;
+  std::string s;
+  Tensor t;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+};
+
+const char* AttributeTypeName(Attribute::Type type);
+
+struct Node {
+  std::string name;  // may be empty in the source; loaders fill a stable one
+  std::string op_type;
+  std::string domain;  // "" is the default ONNX domain
+  std::vector<std::string> inputs;  // "" marks an omitted optional input
+  std::vector<std::string> outputs;
+  std::map<std::string, Attribute> attrs;
+
+  const Attribute* attr(const std::string& key) const {
+    auto it = attrs.find(key);
+    return it == attrs.end() ? nullptr : &it->second;
+  }
+  // "node 'name' (OpType)" for error messages.
+  std::string Describe() const;
+};
+
+struct Graph {
+  std::vector<ValueInfo> inputs;  // graph inputs that are not initializers
+  std::vector<ValueInfo> outputs;
+  std::map<std::string, Tensor> initializers;
+  std::vector<Node> nodes;  // topologically sorted by the loader
+  std::map<std::string, int64_t> opsets;  // domain -> version ("" = default domain)
+  std::map<std::string, std::string> metadata;
+  std::string producer;
+};
+
+// Orders graph.nodes topologically and checks that every input is produced exactly once
+// (by a graph input, an initializer or one node). MalformedModel on cycles, dangling or
+// duplicate names.
+Status SortAndValidateGraph(Graph* graph);
+
+}  // namespace webnx

@@ -1,0 +1,49 @@
+#include "core/kernel.h"
+
+namespace webnx {
+
+PlanContext::PlanContext(const Node& node, int since_version,
+                         std::vector<const PlannedValue*> inputs)
+    : node_(node),
+      since_version_(since_version),
+      attrs_(node),
+      inputs_(std::move(inputs)),
+      outputs_(node.outputs.size()) {}
+
+void PlanContext::SetOutput(int i, DType dtype, Shape shape) {
+  if (i < 0 || i >= num_outputs()) return;
+  outputs_[i].dtype = dtype;
+  outputs_[i].shape = std::move(shape);
+}
+
+Status PlanContext::Error(ErrorCode code, const std::string& message) const {
+  return Status(code, node_.Describe() + ": " + message);
+}
+
+Status PlanContext::ExpectInputs(int min, int max) const {
+  if (num_inputs() > max) {
+    return Error(ErrorCode::kMalformedModel, "takes at most " + std::to_string(max) +
+                                                 " inputs, got " + std::to_string(num_inputs()));
+  }
+  for (int i = 0; i < min; ++i) {
+    if (!has_input(i)) {
+      return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
+    }
+  }
+  return Status::Ok();
+}
+
+Status PlanContext::ExpectDType(int i, std::initializer_list<DType> allowed) const {
+  if (!has_input(i)) {
+    return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
+  }
+  for (DType d : allowed)
+    if (dtype(i) == d) return Status::Ok();
+  std::string names;
+  for (DType d : allowed) names += std::string(names.empty() ? "" : " or ") + DTypeName(d);
+  return Error(ErrorCode::kUnsupportedDtype, "input " + std::to_string(i) + " ('" +
+                                                 node_.inputs[i] + "') is " + DTypeName(dtype(i)) +
+                                                 ", expected " + names);
+}
+
+}  // namespace webnx

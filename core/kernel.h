@@ -1,0 +1,88 @@
+// The contract between the planner and an operator implementation. An op registers a factory
+// for a Kernel; the planner calls Plan() once per input-shape signature, then Run() per run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace webnx {
+
+// What the planner knows about a value when a plan is made.
+struct PlannedValue {
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  const Tensor* value = nullptr;  // contents, when known at plan time (initializer or folded)
+};
+
+class PlanContext {
+ public:
+  PlanContext(const Node& node, int since_version, std::vector<const PlannedValue*> inputs);
+
+  const Node& node() const { return node_; }
+  int since_version() const { return since_version_; }
+  Attrs& attrs() { return attrs_; }
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  // Present in the node and not the empty name of an omitted optional input.
+  bool has_input(int i) const { return i >= 0 && i < num_inputs() && inputs_[i] != nullptr; }
+  DType dtype(int i) const { return inputs_[i]->dtype; }
+  const Shape& shape(int i) const { return inputs_[i]->shape; }
+  // The input's contents when known at plan time, else nullptr.
+  const Tensor* constant(int i) const { return has_input(i) ? inputs_[i]->value : nullptr; }
+
+  int num_outputs() const { return static_cast<int>(node_.outputs.size()); }
+  bool has_output(int i) const { return i < num_outputs() && !node_.outputs[i].empty(); }
+  void SetOutput(int i, DType dtype, Shape shape);
+  const std::vector<PlannedValue>& outputs() const { return outputs_; }
+
+  // An error that names this node: "node 'conv1' (Conv): <message>".
+  Status Error(ErrorCode code, const std::string& message) const;
+  // Checks the count of present inputs: MalformedModel when outside [min, max].
+  Status ExpectInputs(int min, int max) const;
+  // MalformedModel naming input i unless it is present and has one of the given dtypes.
+  Status ExpectDType(int i, std::initializer_list<DType> allowed) const;
+
+ private:
+  const Node& node_;
+  int since_version_;
+  Attrs attrs_;
+  std::vector<const PlannedValue*> inputs_;
+  std::vector<PlannedValue> outputs_;
+};
+
+class RunContext {
+ public:
+  RunContext(std::vector<const Tensor*> inputs, std::vector<Tensor*> outputs)
+      : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  bool has_input(int i) const { return i >= 0 && i < num_inputs() && inputs_[i] != nullptr; }
+  const Tensor& input(int i) const { return *inputs_[i]; }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  bool has_output(int i) const { return i < num_outputs() && outputs_[i] != nullptr; }
+  Tensor& output(int i) { return *outputs_[i]; }
+
+ private:
+  std::vector<const Tensor*> inputs_;
+  std::vector<Tensor*> outputs_;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Validates attributes and inputs, sets the dtype and shape of every output, and prepares
+  // what Run needs (packed weights, index tables, scratch). Called once per plan.
+  virtual Status Plan(PlanContext& ctx) = 0;
+  // Computes the outputs into tensors already allocated with the planned shapes. Must not
+  // allocate; scratch space belongs to the kernel and is sized in Plan.
+  virtual Status Run(RunContext& ctx) = 0;
+  // True when the outputs depend only on the input shapes, never their contents (Shape,
+  // Size): the planner then evaluates the node on the host once shapes are known.
+  virtual bool ReadsOnlyInputShapes() const { return false; }
+};
+
+}  // namespace webnx

@@ -1,0 +1,48 @@
+// The op registry: (domain, op_type, since_version) -> kernel factory. The core resolves a node
+// to the newest registered version not above the model's opset for the node's domain.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/kernel.h"
+
+namespace webnx {
+
+using KernelFactory = std::function<std::unique_ptr<Kernel>()>;
+
+class OpRegistry {
+ public:
+  // Registers one implementation for every listed since-version of the op (the versions in
+  // which the ONNX spec changed it). The kernel reads the resolved one from PlanContext.
+  void Register(const std::string& domain, const std::string& op_type,
+                std::vector<int> since_versions, KernelFactory factory);
+
+  bool Knows(const std::string& domain, const std::string& op_type) const;
+  // Newest registered since-version <= opset, or 0 when the op is unknown or only newer
+  // versions are registered.
+  int Resolve(const std::string& domain, const std::string& op_type, int64_t opset) const;
+  // Registered since-versions of an op, ascending (empty when unknown).
+  std::vector<int> Versions(const std::string& domain, const std::string& op_type) const;
+  std::unique_ptr<Kernel> Create(const std::string& domain, const std::string& op_type) const;
+  // "op_type" for the default domain, "domain:op_type" otherwise; sorted.
+  std::vector<std::string> OpNames() const;
+
+  // The registry with every kernel in kernels/ registered.
+  static const OpRegistry& Default();
+
+ private:
+  struct Entry {
+    std::vector<int> versions;
+    KernelFactory factory;
+  };
+  std::map<std::pair<std::string, std::string>, Entry> ops_;
+};
+
+// Defined in kernels/: registers every built-in op.
+void RegisterBuiltinKernels(OpRegistry& registry);
+
+}  // namespace webnx

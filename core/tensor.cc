@@ -1,0 +1,114 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace webnx {
+
+const char* DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "float32";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kBool: return "bool";
+    case DType::kUndefined: break;
+  }
+  return "undefined";
+}
+
+size_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+    case DType::kInt32: return 4;
+    case DType::kInt64: return 8;
+    case DType::kBool: return 1;
+    case DType::kUndefined: break;
+  }
+  return 0;
+}
+
+bool IsSupportedDType(int32_t onnx_dtype) {
+  return onnx_dtype == 1 || onnx_dtype == 6 || onnx_dtype == 7 || onnx_dtype == 9;
+}
+
+std::string ShapeToString(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+bool ShapeNumel(const Shape& shape, int64_t* numel) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return false;
+    if (d != 0 && n > INT64_MAX / d) return false;
+    n *= d;
+  }
+  *numel = n;
+  return true;
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 0;
+  return ShapeNumel(shape, &n) ? n : 0;
+}
+
+Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
+  int64_t n = 0;
+  size_t elem = DTypeSize(dtype);
+  if (elem == 0) return Status(ErrorCode::kUnsupportedDtype, "cannot allocate an undefined dtype");
+  // One tensor never exceeds the 4 GiB wasm32 heap, so native and wasm refuse the same sizes.
+  constexpr int64_t kMaxBytes = int64_t{1} << 32;
+  if (!ShapeNumel(shape, &n) || n > kMaxBytes / static_cast<int64_t>(elem)) {
+    return Status(ErrorCode::kOutOfMemory,
+                  "tensor of shape " + ShapeToString(shape) + " is too large to allocate");
+  }
+  size_t bytes = static_cast<size_t>(n) * elem;
+  size_t padded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, padded == 0 ? 64 : padded);
+  if (!p) {
+    return Status(ErrorCode::kOutOfMemory, "out of memory allocating " + std::to_string(bytes) +
+                                               " bytes for shape " + ShapeToString(shape));
+  }
+  std::memset(p, 0, padded == 0 ? 64 : padded);
+  out->dtype = dtype;
+  out->shape = shape;
+  out->holder = std::shared_ptr<void>(p, std::free);
+  out->data = p;
+  return Status::Ok();
+}
+
+Tensor Tensor::Borrow(DType dtype, const Shape& shape, void* data) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.data = data;
+  return t;
+}
+
+Status Tensor::Clone(Tensor* out) const {
+  WEBNX_RETURN_IF_ERROR(Allocate(dtype, shape, out));
+  if (nbytes()) std::memcpy(out->data, data, nbytes());
+  return Status::Ok();
+}
+
+int64_t Tensor::IntAt(int64_t i) const {
+  switch (dtype) {
+    case DType::kInt64: return ptr<int64_t>()[i];
+    case DType::kInt32: return ptr<int32_t>()[i];
+    case DType::kBool: return ptr<bool>()[i] ? 1 : 0;
+    case DType::kFloat32: return static_cast<int64_t>(ptr<float>()[i]);
+    case DType::kUndefined: break;
+  }
+  return 0;
+}
+
+double Tensor::DoubleAt(int64_t i) const {
+  if (dtype == DType::kFloat32) return ptr<float>()[i];
+  return static_cast<double>(IntAt(i));
+}
+
+}  // namespace webnx

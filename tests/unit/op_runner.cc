@@ -1,0 +1,114 @@
+#include "tests/unit/op_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace webnx::testing {
+
+Tensor MakeFloat(const Shape& shape, const std::vector<float>& values) {
+  Tensor t;
+  EXPECT_TRUE(Tensor::Allocate(DType::kFloat32, shape, &t).ok());
+  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
+  std::copy(values.begin(), values.end(), t.ptr<float>());
+  return t;
+}
+
+Tensor MakeInt64(const Shape& shape, const std::vector<int64_t>& values) {
+  Tensor t;
+  EXPECT_TRUE(Tensor::Allocate(DType::kInt64, shape, &t).ok());
+  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
+  std::copy(values.begin(), values.end(), t.ptr<int64_t>());
+  return t;
+}
+
+Tensor RandomFloat(const Shape& shape, uint32_t seed, float lo, float hi) {
+  Tensor t;
+  EXPECT_TRUE(Tensor::Allocate(DType::kFloat32, shape, &t).ok());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < t.numel(); ++i) t.ptr<float>()[i] = dist(rng);
+  return t;
+}
+
+Attribute IntAttr(int64_t v) {
+  Attribute a;
+  a.type = Attribute::Type::kInt;
+  a.i = v;
+  return a;
+}
+Attribute FloatAttr(float v) {
+  Attribute a;
+  a.type = Attribute::Type::kFloat;
+  a.f = v;
+  return a;
+}
+Attribute IntsAttr(std::vector<int64_t> v) {
+  Attribute a;
+  a.type = Attribute::Type::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+Attribute FloatsAttr(std::vector<float> v) {
+  Attribute a;
+  a.type = Attribute::Type::kFloats;
+  a.floats = std::move(v);
+  return a;
+}
+Attribute StringAttr(std::string v) {
+  Attribute a;
+  a.type = Attribute::Type::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+Status RunOp(const std::string& op_type, int opset, const std::vector<OpInput>& inputs,
+             const std::map<std::string, Attribute>& attrs, int num_outputs,
+             std::vector<Tensor>* outputs) {
+  const OpRegistry& registry = OpRegistry::Default();
+  int version = registry.Resolve("", op_type, opset);
+  if (version == 0) {
+    return Status(ErrorCode::kUnsupportedOperator, op_type + " at opset " + std::to_string(opset));
+  }
+  Node node;
+  node.name = "test_" + op_type;
+  node.op_type = op_type;
+  node.attrs = attrs;
+  std::vector<PlannedValue> planned(inputs.size());
+  std::vector<const PlannedValue*> planned_ptrs;
+  std::vector<const Tensor*> run_inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    node.inputs.push_back(inputs[i].present ? "in" + std::to_string(i) : "");
+    planned[i].dtype = inputs[i].tensor.dtype;
+    planned[i].shape = inputs[i].tensor.shape;
+    planned[i].value = inputs[i].constant ? &inputs[i].tensor : nullptr;
+    planned_ptrs.push_back(inputs[i].present ? &planned[i] : nullptr);
+    run_inputs.push_back(inputs[i].present ? &inputs[i].tensor : nullptr);
+  }
+  for (int i = 0; i < num_outputs; ++i) node.outputs.push_back("out" + std::to_string(i));
+  std::unique_ptr<Kernel> kernel = registry.Create("", op_type);
+  PlanContext ctx(node, version, planned_ptrs);
+  WEBNX_RETURN_IF_ERROR(kernel->Plan(ctx));
+  WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+  outputs->assign(num_outputs, Tensor());
+  std::vector<Tensor*> run_outputs;
+  for (int i = 0; i < num_outputs; ++i) {
+    const PlannedValue& pv = ctx.outputs()[i];
+    WEBNX_RETURN_IF_ERROR(Tensor::Allocate(pv.dtype, pv.shape, &(*outputs)[i]));
+    run_outputs.push_back(&(*outputs)[i]);
+  }
+  RunContext run(run_inputs, run_outputs);
+  return kernel->Run(run);
+}
+
+Tensor RunOk(const std::string& op_type, int opset, const std::vector<Tensor>& inputs,
+             const std::map<std::string, Attribute>& attrs) {
+  std::vector<OpInput> in;
+  for (const auto& t : inputs) in.push_back(OpInput{t, false, true});
+  std::vector<Tensor> out;
+  Status s = RunOp(op_type, opset, in, attrs, 1, &out);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out.empty() ? Tensor() : out[0];
+}
+
+}  // namespace webnx::testing

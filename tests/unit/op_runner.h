@@ -1,0 +1,41 @@
+// Runs one node through its registered kernel (Plan, then Run) without a session, for kernel
+// unit tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/op_registry.h"
+
+namespace webnx::testing {
+
+// Builds tensors for tests.
+Tensor MakeFloat(const Shape& shape, const std::vector<float>& values);
+Tensor MakeInt64(const Shape& shape, const std::vector<int64_t>& values);
+// Deterministic uniform values in [lo, hi).
+Tensor RandomFloat(const Shape& shape, uint32_t seed, float lo = -1.f, float hi = 1.f);
+
+Attribute IntAttr(int64_t v);
+Attribute FloatAttr(float v);
+Attribute IntsAttr(std::vector<int64_t> v);
+Attribute FloatsAttr(std::vector<float> v);
+Attribute StringAttr(std::string v);
+
+struct OpInput {
+  Tensor tensor;
+  bool constant = false;  // visible to Plan as a plan-time value
+  bool present = true;    // false: an omitted optional input ("")
+};
+
+// Runs `op_type` at `opset` on the inputs; fills outputs. The Status is whatever Plan or Run
+// returned (or UnsupportedOperator when the registry lacks the op at that opset).
+Status RunOp(const std::string& op_type, int opset, const std::vector<OpInput>& inputs,
+             const std::map<std::string, Attribute>& attrs, int num_outputs,
+             std::vector<Tensor>* outputs);
+
+// Convenience: all inputs non-constant, one output; fails the test on error.
+Tensor RunOk(const std::string& op_type, int opset, const std::vector<Tensor>& inputs,
+             const std::map<std::string, Attribute>& attrs = {});
+
+}  // namespace webnx::testing
