@@ -1,0 +1,267 @@
+#include "core/loaders/onnx_loader.h"
+
+#include <cstring>
+#include <limits>
+
+#include "core/loaders/float16.h"
+#include "onnx/onnx.pb.h"
+
+namespace webnx {
+namespace {
+
+constexpr int32_t kOnnxFloat16 = onnx::TensorProto_DataType_FLOAT16;
+
+const char* OnnxTypeName(int32_t t) {
+  static const char* const kNames[] = {"undefined", "float32", "uint8",   "int8",      "uint16",
+                                       "int16",     "int32",   "int64",   "string",    "bool",
+                                       "float16",   "float64", "uint32",  "uint64",    "complex64",
+                                       "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz",
+                                       "float8e5m2", "float8e5m2fnuz", "uint4", "int4",
+                                       "float4e2m1", "float8e8m0", "uint2", "int2"};
+  if (t >= 0 && t < static_cast<int32_t>(sizeof(kNames) / sizeof(kNames[0]))) return kNames[t];
+  return "unknown";
+}
+
+Status UnsupportedDtype(int32_t t, const std::string& what) {
+  return Status(ErrorCode::kUnsupportedDtype,
+                what + " has dtype " + OnnxTypeName(t) + " (" + std::to_string(t) +
+                    "); webnx supports float32, int64, int32 and bool (float16 weights are widened)");
+}
+
+Status Malformed(const std::string& message) { return Status(ErrorCode::kMalformedModel, message); }
+
+template <typename Field>
+Status CheckCount(const Field& field, int64_t numel, const std::string& what, const char* name) {
+  if (static_cast<int64_t>(field.size()) != numel) {
+    return Malformed(what + " has " + std::to_string(field.size()) + " values in " + name +
+                     " but its shape needs " + std::to_string(numel));
+  }
+  return Status::Ok();
+}
+
+Status ReadTypedFields(const onnx::TensorProto& proto, const std::string& what, Tensor* t) {
+  const int64_t n = t->numel();
+  switch (proto.data_type()) {
+    case onnx::TensorProto_DataType_FLOAT:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.float_data(), n, what, "float_data"));
+      std::copy(proto.float_data().begin(), proto.float_data().end(), t->ptr<float>());
+      return Status::Ok();
+    case onnx::TensorProto_DataType_INT64:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int64_data(), n, what, "int64_data"));
+      std::copy(proto.int64_data().begin(), proto.int64_data().end(), t->ptr<int64_t>());
+      return Status::Ok();
+    case onnx::TensorProto_DataType_INT32:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data(), n, what, "int32_data"));
+      std::copy(proto.int32_data().begin(), proto.int32_data().end(), t->ptr<int32_t>());
+      return Status::Ok();
+    case onnx::TensorProto_DataType_BOOL:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data(), n, what, "int32_data"));
+      for (int64_t i = 0; i < n; ++i) t->ptr<bool>()[i] = proto.int32_data(i) != 0;
+      return Status::Ok();
+    case kOnnxFloat16:  // float16 bits are stored one per int32
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data(), n, what, "int32_data"));
+      for (int64_t i = 0; i < n; ++i) {
+        t->ptr<float>()[i] = HalfToFloat(static_cast<uint16_t>(proto.int32_data(i)));
+      }
+      return Status::Ok();
+    default: return UnsupportedDtype(proto.data_type(), what);
+  }
+}
+
+Status ReadRawData(const onnx::TensorProto& proto, const std::string& what, Tensor* t) {
+  const std::string& raw = proto.raw_data();
+  const bool half = proto.data_type() == kOnnxFloat16;
+  const size_t need = static_cast<size_t>(t->numel()) * (half ? 2 : DTypeSize(t->dtype));
+  if (raw.size() != need) {
+    return Malformed(what + " has " + std::to_string(raw.size()) + " bytes of raw_data but its shape " +
+                     ShapeToString(t->shape) + " needs " + std::to_string(need));
+  }
+  if (half) {
+    for (int64_t i = 0; i < t->numel(); ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, raw.data() + 2 * i, 2);
+      t->ptr<float>()[i] = HalfToFloat(bits);
+    }
+  } else if (t->dtype == DType::kBool) {
+    for (size_t i = 0; i < need; ++i) t->ptr<bool>()[i] = raw[i] != 0;
+  } else if (need) {
+    std::memcpy(t->data, raw.data(), need);
+  }
+  return Status::Ok();
+}
+
+Status ReadValueInfo(const onnx::ValueInfoProto& proto, ValueInfo* info) {
+  info->name = proto.name();
+  const std::string what = "graph value '" + info->name + "'";
+  if (!proto.has_type() || !proto.type().has_tensor_type()) {
+    return Status(ErrorCode::kUnsupportedDtype, what + " is not a tensor (sequences, maps and optionals are not supported)");
+  }
+  const auto& tt = proto.type().tensor_type();
+  int32_t et = tt.elem_type();
+  if (!IsSupportedDType(et)) return UnsupportedDtype(et, what);
+  info->dtype = static_cast<DType>(et);
+  info->has_shape = tt.has_shape();
+  info->dims.clear();
+  if (info->has_shape) {
+    for (const auto& d : tt.shape().dim()) {
+      Dim dim;
+      if (d.has_dim_value()) {
+        if (d.dim_value() < 0) return Malformed(what + " has a negative dimension");
+        dim.value = d.dim_value();
+      } else if (d.has_dim_param()) {
+        dim.symbol = d.dim_param();
+      }
+      info->dims.push_back(dim);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadAttribute(const onnx::AttributeProto& proto, const std::string& where, Attribute* a) {
+  using AP = onnx::AttributeProto;
+  int type = proto.type();
+  if (type == AP::UNDEFINED) {  // very old models leave the type out: infer it from the field set
+    if (proto.has_f()) type = AP::FLOAT;
+    else if (proto.has_i()) type = AP::INT;
+    else if (proto.has_s()) type = AP::STRING;
+    else if (proto.has_t()) type = AP::TENSOR;
+    else if (proto.has_g()) type = AP::GRAPH;
+    else if (proto.floats_size()) type = AP::FLOATS;
+    else if (proto.ints_size()) type = AP::INTS;
+    else if (proto.strings_size()) type = AP::STRINGS;
+  }
+  switch (type) {
+    case AP::FLOAT: a->type = Attribute::Type::kFloat; a->f = proto.f(); break;
+    case AP::INT: a->type = Attribute::Type::kInt; a->i = proto.i(); break;
+    case AP::STRING: a->type = Attribute::Type::kString; a->s = proto.s(); break;
+    case AP::TENSOR:
+      a->type = Attribute::Type::kTensor;
+      return TensorFromProto(proto.t(), "attribute '" + proto.name() + "' of " + where, &a->t);
+    case AP::FLOATS:
+      a->type = Attribute::Type::kFloats;
+      a->floats.assign(proto.floats().begin(), proto.floats().end());
+      break;
+    case AP::INTS:
+      a->type = Attribute::Type::kInts;
+      a->ints.assign(proto.ints().begin(), proto.ints().end());
+      break;
+    case AP::STRINGS:
+      a->type = Attribute::Type::kStrings;
+      a->strings.assign(proto.strings().begin(), proto.strings().end());
+      break;
+    case AP::GRAPH:
+    case AP::GRAPHS: a->type = Attribute::Type::kGraph; break;  // no supported op reads subgraphs
+    default:
+      // Sparse tensors, type protos: kept as undefined, so an op that reads them reports it.
+      a->type = Attribute::Type::kUndefined;
+      break;
+  }
+  return Status::Ok();
+}
+
+std::string NormalizeDomain(const std::string& domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
+}  // namespace
+
+Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, Tensor* out) {
+  if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
+    return Malformed(what + " keeps its data in an external file; external data is not supported");
+  }
+  const int32_t dt = proto.data_type();
+  if (!IsSupportedDType(dt) && dt != kOnnxFloat16) return UnsupportedDtype(dt, what);
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  int64_t numel = 0;
+  if (!ShapeNumel(shape, &numel)) {
+    return Malformed(what + " has an invalid shape " + ShapeToString(shape));
+  }
+  DType dtype = dt == kOnnxFloat16 ? DType::kFloat32 : static_cast<DType>(dt);
+  WEBNX_RETURN_IF_ERROR(Tensor::Allocate(dtype, shape, out));
+  if (proto.has_raw_data()) return ReadRawData(proto, what, out);
+  return ReadTypedFields(proto, what, out);
+}
+
+Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
+  if (size == 0) return Malformed("the model is empty (0 bytes)");
+  if (size > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return Malformed("the model is larger than 2 GiB, which protobuf cannot parse");
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(data, static_cast<int>(size))) {
+    return Malformed("not a valid ONNX model: the protobuf could not be parsed (" +
+                     std::to_string(size) + " bytes; truncated or not an .onnx file?)");
+  }
+  if (!model.has_graph()) return Malformed("not a valid ONNX model: it has no graph");
+
+  graph->opsets.clear();
+  for (const auto& op : model.opset_import()) {
+    graph->opsets[NormalizeDomain(op.domain())] = op.version();
+  }
+  auto def = graph->opsets.find("");
+  if (def == graph->opsets.end()) {
+    if (model.opset_import_size() == 0) {
+      return Status(ErrorCode::kUnsupportedOpset,
+                    "the model declares no opset (IR version " + std::to_string(model.ir_version()) +
+                        "); webnx supports default-domain opsets " + std::to_string(kMinDefaultOpset) +
+                        " to " + std::to_string(kMaxDefaultOpset));
+    }
+  } else if (def->second < kMinDefaultOpset || def->second > kMaxDefaultOpset) {
+    return Status(ErrorCode::kUnsupportedOpset,
+                  "the model imports opset " + std::to_string(def->second) +
+                      " of the default domain; webnx supports opsets " +
+                      std::to_string(kMinDefaultOpset) + " to " + std::to_string(kMaxDefaultOpset));
+  }
+  graph->producer = model.producer_name();
+  for (const auto& kv : model.metadata_props()) graph->metadata[kv.key()] = kv.value();
+
+  const onnx::GraphProto& g = model.graph();
+  graph->initializers.clear();
+  for (const auto& init : g.initializer()) {
+    if (init.name().empty()) return Malformed("an initializer has no name");
+    Tensor t;
+    WEBNX_RETURN_IF_ERROR(TensorFromProto(init, "initializer '" + init.name() + "'", &t));
+    if (!graph->initializers.emplace(init.name(), std::move(t)).second) {
+      return Malformed("initializer '" + init.name() + "' is defined twice");
+    }
+  }
+  if (g.sparse_initializer_size() > 0) {
+    return Malformed("sparse initializers are not supported");
+  }
+  graph->inputs.clear();
+  for (const auto& in : g.input()) {
+    if (graph->initializers.count(in.name())) continue;  // IR < 4 lists weights as inputs
+    ValueInfo info;
+    WEBNX_RETURN_IF_ERROR(ReadValueInfo(in, &info));
+    graph->inputs.push_back(std::move(info));
+  }
+  graph->outputs.clear();
+  for (const auto& out : g.output()) {
+    ValueInfo info;
+    WEBNX_RETURN_IF_ERROR(ReadValueInfo(out, &info));
+    graph->outputs.push_back(std::move(info));
+  }
+  graph->nodes.clear();
+  graph->nodes.reserve(g.node_size());
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& np = g.node(i);
+    Node node;
+    node.op_type = np.op_type();
+    node.domain = NormalizeDomain(np.domain());
+    node.name = np.name().empty() ? node.op_type + "_" + std::to_string(i) : np.name();
+    if (node.op_type.empty()) return Malformed("node " + std::to_string(i) + " has no op_type");
+    node.inputs.assign(np.input().begin(), np.input().end());
+    node.outputs.assign(np.output().begin(), np.output().end());
+    for (const auto& ap : np.attribute()) {
+      Attribute a;
+      WEBNX_RETURN_IF_ERROR(ReadAttribute(ap, node.Describe(), &a));
+      if (!node.attrs.emplace(ap.name(), std::move(a)).second) {
+        return Malformed(node.Describe() + " has attribute '" + ap.name() + "' twice");
+      }
+    }
+    graph->nodes.push_back(std::move(node));
+  }
+  return SortAndValidateGraph(graph);
+}
+
+}  // namespace webnx

@@ -1,0 +1,28 @@
+// ONNX (protobuf) bytes -> Graph. Reports malformed bytes, unsupported dtypes and opsets with
+// codes; knows no operator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/graph.h"
+
+namespace onnx {
+class TensorProto;
+}
+
+namespace webnx {
+
+// Default-domain opsets the runtime accepts. Opsets 24 and 25 only widened type lists of
+// ops, which the dtype checks cover.
+constexpr int64_t kMinDefaultOpset = 7;
+constexpr int64_t kMaxDefaultOpset = 25;
+
+Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph);
+
+// Converts a TensorProto (raw_data or typed fields; float16 widened to float32). `what` names
+// the tensor in error messages.
+Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, Tensor* out);
+
+}  // namespace webnx

@@ -1,0 +1,64 @@
+// A plan: the graph specialised to one set of concrete input shapes. Making it infers every
+// shape, evaluates on the host every node whose outputs are known from shapes and constants
+// (the shape-tensor fast path), creates and prepares the kernels, and allocates every
+// intermediate tensor, so Run() only calls kernels.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/kernel.h"
+#include "core/op_registry.h"
+
+namespace webnx {
+
+// A graph whose nodes are resolved against the registry (node i runs the op version in
+// since_versions[i]).
+struct ResolvedGraph {
+  Graph graph;
+  std::vector<int> since_versions;
+};
+
+// Evaluates one node on the host on known inputs (nullptr = omitted optional input).
+Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
+                    const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs);
+
+struct PlanStats {
+  size_t graph_nodes = 0;   // nodes in the graph the plan was made from
+  size_t run_steps = 0;     // kernels executed per run
+  size_t folded_nodes = 0;  // nodes evaluated at plan time
+  size_t activation_bytes = 0;
+};
+
+class Plan {
+ public:
+  // `input_shapes[i]` is the concrete shape of graph input i (already validated).
+  static Status Build(const ResolvedGraph& rg, const OpRegistry& registry,
+                      const std::vector<Shape>& input_shapes, std::unique_ptr<Plan>* out);
+
+  // `inputs[i]` is graph input i with the shape the plan was built for. Output pointers stay
+  // valid until the next Run of this plan.
+  Status Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs);
+
+  const PlanStats& stats() const { return stats_; }
+  const std::vector<Shape>& output_shapes() const { return output_shapes_; }
+
+ private:
+  struct Step {
+    const Node* node;
+    std::unique_ptr<Kernel> kernel;
+    std::vector<const Tensor*> inputs;
+    std::vector<Tensor*> outputs;
+  };
+  std::unordered_map<std::string, Tensor> values_;  // node-based: pointers stay valid
+  std::vector<Tensor*> input_slots_;
+  std::vector<const Tensor*> output_slots_;
+  std::vector<Shape> output_shapes_;
+  std::vector<Step> steps_;
+  PlanStats stats_;
+};
+
+}  // namespace webnx

@@ -1,0 +1,221 @@
+#include "core/session.h"
+
+#include <map>
+#include <set>
+
+#include "core/loaders/onnx_loader.h"
+
+namespace webnx {
+
+Status Session::CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
+                               std::unique_ptr<Session>* out) {
+  Graph graph;
+  WEBNX_RETURN_IF_ERROR(LoadOnnxModel(data, size, &graph));
+  return CreateFromGraph(std::move(graph), options, out);
+}
+
+Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
+                                std::unique_ptr<Session>* out) {
+  auto session = std::unique_ptr<Session>(new Session());
+  session->rg_.graph = std::move(graph);
+  session->options_ = options;
+  if (session->options_.max_cached_plans == 0) session->options_.max_cached_plans = 1;
+  session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
+  WEBNX_RETURN_IF_ERROR(session->Resolve());
+  WEBNX_RETURN_IF_ERROR(session->FoldConstants());
+  session->stats_.graph_nodes = session->rg_.graph.nodes.size();
+  *out = std::move(session);
+  return Status::Ok();
+}
+
+// Maps every node to a registered op version; reports all unsupported nodes at once.
+Status Session::Resolve() {
+  const OpRegistry& registry = OpRegistry::Default();
+  const Graph& graph = rg_.graph;
+  rg_.since_versions.assign(graph.nodes.size(), 0);
+  // One line per distinct (domain, op, opset), listing the nodes that use it.
+  std::map<std::string, std::vector<std::string>> missing;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    auto opset = graph.opsets.find(node.domain);
+    std::string op = node.domain.empty() ? node.op_type : node.domain + ":" + node.op_type;
+    if (opset == graph.opsets.end()) {
+      missing[op + " (domain '" + node.domain + "' is not imported by the model)"].push_back(node.name);
+      continue;
+    }
+    int v = registry.Resolve(node.domain, node.op_type, opset->second);
+    if (v == 0) {
+      std::string why = registry.Knows(node.domain, node.op_type)
+                            ? " at opset " + std::to_string(opset->second) +
+                                  " (no implementation of a version that old)"
+                            : " at opset " + std::to_string(opset->second);
+      missing[op + why].push_back(node.name);
+      continue;
+    }
+    rg_.since_versions[i] = v;
+  }
+  if (missing.empty()) return Status::Ok();
+  std::string msg = std::to_string(missing.size()) + " unsupported operator" +
+                    (missing.size() == 1 ? "" : "s") + ": ";
+  bool first = true;
+  for (const auto& kv : missing) {
+    msg += (first ? "" : "; ") + kv.first + " used by ";
+    first = false;
+    for (size_t i = 0; i < kv.second.size() && i < 3; ++i) msg += (i ? ", '" : "'") + kv.second[i] + "'";
+    if (kv.second.size() > 3) msg += " and " + std::to_string(kv.second.size() - 3) + " more";
+  }
+  return Status(ErrorCode::kUnsupportedOperator, msg);
+}
+
+// Evaluates once, at load, every node whose inputs are all initializers (Constant nodes,
+// Identity of weights, weight reshapes...), turning its outputs into initializers.
+Status Session::FoldConstants() {
+  Graph& graph = rg_.graph;
+  const OpRegistry& registry = OpRegistry::Default();
+  std::set<std::string> graph_outputs;
+  for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
+  std::vector<Node> kept;
+  std::vector<int> kept_versions;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    Node& node = graph.nodes[n];
+    std::vector<const Tensor*> inputs;
+    bool all_constant = true;
+    for (const auto& name : node.inputs) {
+      if (name.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = graph.initializers.find(name);
+      if (it == graph.initializers.end()) {
+        all_constant = false;
+        break;
+      }
+      inputs.push_back(&it->second);
+    }
+    if (all_constant) {
+      std::vector<Tensor> outputs;
+      WEBNX_RETURN_IF_ERROR(EvaluateNode(node, rg_.since_versions[n], registry, inputs, &outputs));
+      for (size_t i = 0; i < node.outputs.size(); ++i) {
+        if (!node.outputs[i].empty()) graph.initializers[node.outputs[i]] = std::move(outputs[i]);
+      }
+      continue;
+    }
+    kept.push_back(std::move(node));
+    kept_versions.push_back(rg_.since_versions[n]);
+  }
+  graph.nodes = std::move(kept);
+  rg_.since_versions = std::move(kept_versions);
+  return Status::Ok();
+}
+
+Status Session::CheckFeeds(const std::vector<NamedTensor>& feeds,
+                           std::vector<const Tensor*>* ordered) const {
+  const auto& ins = inputs();
+  ordered->assign(ins.size(), nullptr);
+  auto expected_names = [&] {
+    std::string s;
+    for (const auto& in : ins) s += (s.empty() ? "'" : ", '") + in.name + "'";
+    return s.empty() ? std::string("none") : s;
+  };
+  for (const auto& feed : feeds) {
+    size_t idx = ins.size();
+    for (size_t i = 0; i < ins.size(); ++i)
+      if (ins[i].name == feed.name) idx = i;
+    if (idx == ins.size()) {
+      return Status(ErrorCode::kInvalidInput, "unknown input '" + feed.name +
+                                                  "'; the model's inputs are " + expected_names());
+    }
+    if ((*ordered)[idx]) {
+      return Status(ErrorCode::kInvalidInput, "input '" + feed.name + "' is given twice");
+    }
+    (*ordered)[idx] = &feed.tensor;
+  }
+  // Symbolic dims must bind consistently across inputs.
+  std::map<std::string, std::pair<int64_t, std::string>> bound;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const ValueInfo& in = ins[i];
+    const Tensor* t = (*ordered)[i];
+    if (!t) {
+      return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' is missing; the model's inputs are " + expected_names());
+    }
+    if (t->dtype != in.dtype) {
+      return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' must be " +
+                                                  DTypeName(in.dtype) + ", got " + DTypeName(t->dtype));
+    }
+    int64_t numel = 0;
+    if (!ShapeNumel(t->shape, &numel)) {
+      return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' has an invalid shape " + ShapeToString(t->shape));
+    }
+    if (numel > 0 && !t->data) {
+      return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' has no data");
+    }
+    if (!in.has_shape) continue;
+    auto declared = [&] {
+      std::string s = "[";
+      for (size_t d = 0; d < in.dims.size(); ++d) {
+        if (d) s += ",";
+        s += in.dims[d].fixed() ? std::to_string(in.dims[d].value)
+                                : (in.dims[d].symbol.empty() ? "?" : in.dims[d].symbol);
+      }
+      return s + "]";
+    };
+    if (t->shape.size() != in.dims.size()) {
+      return Status(ErrorCode::kShapeMismatch, "input '" + in.name + "' has shape " +
+                                                   ShapeToString(t->shape) + " but the model expects " + declared());
+    }
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      const Dim& dim = in.dims[d];
+      if (dim.fixed() && dim.value != t->shape[d]) {
+        return Status(ErrorCode::kShapeMismatch, "input '" + in.name + "' has shape " +
+                                                     ShapeToString(t->shape) + " but the model expects " +
+                                                     declared() + " (dimension " + std::to_string(d) + ")");
+      }
+      if (!dim.symbol.empty()) {
+        std::string where = "input '" + in.name + "' dimension " + std::to_string(d);
+        auto it = bound.emplace(dim.symbol, std::make_pair(t->shape[d], where)).first;
+        if (it->second.first != t->shape[d]) {
+          return Status(ErrorCode::kShapeMismatch,
+                        "dimension '" + dim.symbol + "' is " + std::to_string(it->second.first) + " in " +
+                            it->second.second + " but " + std::to_string(t->shape[d]) + " in " + where);
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) {
+  std::string key;
+  std::vector<Shape> shapes;
+  for (const Tensor* t : ordered) {
+    key += ShapeToString(t->shape) + ";";
+    shapes.push_back(t->shape);
+  }
+  for (auto it = plans_.begin(); it != plans_.end(); ++it) {
+    if (it->first == key) {
+      plans_.splice(plans_.begin(), plans_, it);
+      ++stats_.plan_cache_hits;
+      *plan = plans_.front().second.get();
+      stats_.last_plan = (*plan)->stats();
+      return Status::Ok();
+    }
+  }
+  std::unique_ptr<Plan> fresh;
+  WEBNX_RETURN_IF_ERROR(Plan::Build(rg_, OpRegistry::Default(), shapes, &fresh));
+  ++stats_.plans_built;
+  plans_.emplace_front(key, std::move(fresh));
+  while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
+  *plan = plans_.front().second.get();
+  stats_.last_plan = (*plan)->stats();
+  return Status::Ok();
+}
+
+Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs) {
+  std::vector<const Tensor*> ordered;
+  WEBNX_RETURN_IF_ERROR(CheckFeeds(feeds, &ordered));
+  Plan* plan = nullptr;
+  WEBNX_RETURN_IF_ERROR(GetPlan(ordered, &plan));
+  return plan->Run(ordered, outputs);
+}
+
+}  // namespace webnx

@@ -1,0 +1,66 @@
+// A loaded model ready to run: the resolved graph (constants folded once), input validation
+// and symbolic-dim binding, and a bounded cache of plans keyed by input shapes.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/plan.h"
+
+namespace webnx {
+
+struct SessionOptions {
+  size_t max_cached_plans = 8;
+};
+
+struct SessionStats {
+  size_t plans_built = 0;
+  size_t plan_cache_hits = 0;
+  size_t graph_nodes = 0;        // nodes after load-time constant folding
+  size_t loaded_nodes = 0;       // nodes in the model as loaded
+  PlanStats last_plan;
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+class Session {
+ public:
+  // From ONNX bytes.
+  static Status CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
+                               std::unique_ptr<Session>* out);
+  // From a graph produced by any loader.
+  static Status CreateFromGraph(Graph graph, const SessionOptions& options,
+                                std::unique_ptr<Session>* out);
+
+  const std::vector<ValueInfo>& inputs() const { return rg_.graph.inputs; }
+  const std::vector<ValueInfo>& outputs() const { return rg_.graph.outputs; }
+  const std::map<std::string, std::string>& metadata() const { return rg_.graph.metadata; }
+
+  // Runs with named feeds (any order; each model input exactly once). The returned tensors
+  // point into the session and stay valid until the next Run.
+  Status Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs);
+
+  const SessionStats& stats() const { return stats_; }
+
+ private:
+  Session() = default;
+  Status Resolve();
+  Status FoldConstants();
+  Status CheckFeeds(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* ordered) const;
+  Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);
+
+  ResolvedGraph rg_;
+  SessionOptions options_;
+  SessionStats stats_;
+  // Most recently used first.
+  std::list<std::pair<std::string, std::unique_ptr<Plan>>> plans_;
+};
+
+}  // namespace webnx

@@ -1,0 +1,15 @@
+// Errors thrown by webnx: a standard Error with a string `code` (UnsupportedOpset,
+// UnsupportedDtype, UnsupportedOperator, MalformedModel, InvalidInput, ShapeMismatch,
+// OutOfMemory, InvalidArgument, Internal).
+export class WebnxError extends Error {
+  constructor(code, message) {
+    super(`${code}: ${message}`);
+    this.name = 'WebnxError';
+    this.code = code;
+  }
+}
+
+// The error the wasm side recorded for its last failed call.
+export function lastWasmError(wasmSession) {
+  return new WebnxError(wasmSession.errorCode(), wasmSession.errorMessage());
+}

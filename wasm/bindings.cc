@@ -1,0 +1,160 @@
+// embind surface of the runtime. Errors never throw across the boundary: each call returns a
+// status code (0 = ok) and the last error is read with errorCode()/errorMessage(). Tensor data
+// moves through the wasm heap: JS writes inputs at the pointer allocInput() returns and reads
+// outputs at outputPtr().
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/op_registry.h"
+#include "core/session.h"
+
+using emscripten::val;
+
+namespace webnx {
+namespace {
+
+val DimsToJs(const std::vector<Dim>& dims) {
+  val arr = val::array();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i].fixed()) arr.set(i, static_cast<double>(dims[i].value));
+    else if (!dims[i].symbol.empty()) arr.set(i, dims[i].symbol);
+    else arr.set(i, val::null());
+  }
+  return arr;
+}
+
+val ValueInfosToJs(const std::vector<ValueInfo>& infos) {
+  val arr = val::array();
+  for (size_t i = 0; i < infos.size(); ++i) {
+    val o = val::object();
+    o.set("name", infos[i].name);
+    o.set("dtype", std::string(DTypeName(infos[i].dtype)));
+    o.set("dims", infos[i].has_shape ? DimsToJs(infos[i].dims) : val::null());
+    arr.set(i, o);
+  }
+  return arr;
+}
+
+}  // namespace
+
+class WasmSession {
+ public:
+  int load(const std::string& bytes, int max_cached_plans) {
+    SessionOptions options;
+    if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
+    return Record(Session::CreateFromOnnx(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                          bytes.size(), options, &session_));
+  }
+
+  val inputs() const { return session_ ? ValueInfosToJs(session_->inputs()) : val::array(); }
+  val outputs() const { return session_ ? ValueInfosToJs(session_->outputs()) : val::array(); }
+
+  // Stages one feed; returns the heap address to write its bytes at (0 on error).
+  uintptr_t allocInput(const std::string& name, int dtype_code, val js_dims) {
+    if (!IsSupportedDType(dtype_code)) {
+      Record(Status(ErrorCode::kUnsupportedDtype, "input '" + name + "' has an unsupported dtype"));
+      return 0;
+    }
+    Shape shape;
+    const unsigned rank = js_dims["length"].as<unsigned>();
+    for (unsigned i = 0; i < rank; ++i) shape.push_back(static_cast<int64_t>(js_dims[i].as<double>()));
+    Staged& st = staged_[name];
+    Status s = Tensor::Allocate(static_cast<DType>(dtype_code), shape, &st.tensor);
+    if (!s.ok()) {
+      staged_.erase(name);
+      Record(Status(s.code(), "input '" + name + "': " + s.message()));
+      return 0;
+    }
+    return reinterpret_cast<uintptr_t>(st.tensor.data);
+  }
+
+  int run() {
+    outputs_.clear();
+    if (!session_) return Record(Status(ErrorCode::kInvalidArgument, "the session is not loaded"));
+    std::vector<NamedTensor> feeds;
+    for (auto& kv : staged_) feeds.push_back(NamedTensor{kv.first, kv.second.tensor});
+    staged_.clear();  // feeds hold the storage until the run is over
+    return Record(session_->Run(feeds, &outputs_));
+  }
+
+  int outputCount() const { return static_cast<int>(outputs_.size()); }
+  std::string outputDtype(int i) const { return DTypeName(outputs_[i]->dtype); }
+  val outputDims(int i) const {
+    val arr = val::array();
+    for (size_t d = 0; d < outputs_[i]->shape.size(); ++d) arr.set(d, static_cast<double>(outputs_[i]->shape[d]));
+    return arr;
+  }
+  uintptr_t outputPtr(int i) const { return reinterpret_cast<uintptr_t>(outputs_[i]->data); }
+  double outputBytes(int i) const { return static_cast<double>(outputs_[i]->nbytes()); }
+
+  val stats() const {
+    val o = val::object();
+    if (!session_) return o;
+    const SessionStats& s = session_->stats();
+    o.set("plansBuilt", static_cast<double>(s.plans_built));
+    o.set("planCacheHits", static_cast<double>(s.plan_cache_hits));
+    o.set("loadedNodes", static_cast<double>(s.loaded_nodes));
+    o.set("graphNodes", static_cast<double>(s.graph_nodes));
+    o.set("runSteps", static_cast<double>(s.last_plan.run_steps));
+    o.set("foldedNodes", static_cast<double>(s.last_plan.folded_nodes));
+    o.set("activationBytes", static_cast<double>(s.last_plan.activation_bytes));
+    return o;
+  }
+
+  std::string errorCode() const { return ErrorCodeName(last_.code()); }
+  std::string errorMessage() const { return last_.message(); }
+
+  void release() {
+    session_.reset();
+    staged_.clear();
+    outputs_.clear();
+  }
+
+ private:
+  struct Staged {
+    Tensor tensor;
+  };
+  int Record(Status s) {
+    last_ = std::move(s);
+    return static_cast<int>(last_.code());
+  }
+
+  std::unique_ptr<Session> session_;
+  std::map<std::string, Staged> staged_;
+  std::vector<const Tensor*> outputs_;
+  Status last_;
+};
+
+val SupportedOps() {
+  val arr = val::array();
+  auto names = OpRegistry::Default().OpNames();
+  for (size_t i = 0; i < names.size(); ++i) arr.set(i, names[i]);
+  return arr;
+}
+
+EMSCRIPTEN_BINDINGS(webnx) {
+  emscripten::class_<WasmSession>("WasmSession")
+      .constructor<>()
+      .function("load", &WasmSession::load)
+      .function("inputs", &WasmSession::inputs)
+      .function("outputs", &WasmSession::outputs)
+      .function("allocInput", &WasmSession::allocInput)
+      .function("run", &WasmSession::run)
+      .function("outputCount", &WasmSession::outputCount)
+      .function("outputDtype", &WasmSession::outputDtype)
+      .function("outputDims", &WasmSession::outputDims)
+      .function("outputPtr", &WasmSession::outputPtr)
+      .function("outputBytes", &WasmSession::outputBytes)
+      .function("stats", &WasmSession::stats)
+      .function("errorCode", &WasmSession::errorCode)
+      .function("errorMessage", &WasmSession::errorMessage)
+      .function("release", &WasmSession::release);
+  emscripten::function("supportedOps", &SupportedOps);
+}
+
+}  // namespace webnx
