@@ -1,0 +1,70 @@
+# webnx — the two commands a newcomer needs:
+#   make demo   builds the wasm runtime and classifies real input with a MobileNet-class model
+#   make test   builds everything and runs every test
+# Both install what is missing (Debian packages, npm devDependencies, protobuf's source).
+
+SHELL := /bin/bash
+ROOT := $(CURDIR)
+BUILD := $(ROOT)/build
+NATIVE := $(BUILD)/native
+WASM := $(BUILD)/wasm
+MODELS := $(BUILD)/models
+PROTOBUF_SRC := $(BUILD)/third_party/protobuf-3.21.12
+PYTHON := /usr/bin/python3
+JOBS ?= 2
+NODE_TESTS := ../shared/onnx-node-tests
+VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
+
+.PHONY: all setup native wasm models demo test test-native test-conformance test-node package \
+        bench fuzz format clean
+
+all: native wasm
+
+setup:
+	@bash scripts/setup-system.sh
+	@bash scripts/fetch-protobuf-src.sh
+	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	  npm ci --ignore-scripts --no-audit --no-fund; fi
+
+native: setup
+	@[ -f $(NATIVE)/build.ninja ] || cmake -S . -B $(NATIVE) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(NATIVE) -j$(JOBS)
+
+wasm: setup
+	@[ -f $(WASM)/build.ninja ] || emcmake cmake -S . -B $(WASM) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" \
+	  -DWEBNX_PROTOBUF_SRC=$(PROTOBUF_SRC)
+	cmake --build $(WASM) --target webnx -j$(JOBS)
+	@mkdir -p dist
+	@cp -u $(WASM)/webnx.mjs $(WASM)/webnx.wasm dist/
+	@echo "webnx.wasm: $$(stat -c %s dist/webnx.wasm) bytes ($$(gzip -9 -c dist/webnx.wasm | wc -c) gzipped)"
+
+# The torchvision model zoo (static and dynamic-batch exports), cached in build/models.
+models: setup
+	$(PYTHON) scripts/gen_zoo.py --out $(MODELS)
+
+demo: wasm
+	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
+	node examples/demo.mjs --models $(MODELS)
+
+test: native wasm models test-native test-conformance test-node
+
+test-native: native
+	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
+
+test-conformance: native
+	$(NATIVE)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt
+
+test-node: wasm models
+	WEBNX_MODELS=$(MODELS) node --test --test-concurrency=1 tests/node/
+
+package: wasm
+	@mkdir -p $(BUILD)
+	npm pack --pack-destination $(BUILD) >/dev/null
+	@echo "wrote $(BUILD)/webnx-$(VERSION).tgz ($$(stat -c %s $(BUILD)/webnx-$(VERSION).tgz) bytes)"
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf $(BUILD) dist

@@ -1,0 +1,41 @@
+// Shared by the node:test files: model paths, seeded inputs, and comparison with onnxruntime-node.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const modelsDir = process.env.WEBNX_MODELS || path.join(repoRoot, 'build/models');
+
+export function modelPath(name) {
+  return path.join(modelsDir, name);
+}
+
+// Deterministic uniform floats in [-1, 1) (mulberry32), the same in every test and the demo.
+export function seededFloats(count, seed) {
+  let a = seed >>> 0;
+  const out = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  }
+  return out;
+}
+
+// max |a - b| / max |b|: the error measure the model tests bound (1e-4).
+export function relativeMaxError(actual, expected) {
+  let maxDiff = 0;
+  let maxRef = 0;
+  for (let i = 0; i < expected.length; i++) {
+    maxDiff = Math.max(maxDiff, Math.abs(actual[i] - expected[i]));
+    maxRef = Math.max(maxRef, Math.abs(expected[i]));
+  }
+  return maxRef === 0 ? maxDiff : maxDiff / maxRef;
+}
+
+export function argmax(data, offset = 0, length = data.length) {
+  let best = offset;
+  for (let i = offset; i < offset + length; i++) if (data[i] > data[best]) best = i;
+  return best - offset;
+}
