@@ -83,6 +83,10 @@ class Kernel {
   // True when the outputs depend only on the input shapes, never their contents (Shape,
   // Size): the planner then evaluates the node on the host once shapes are known.
   virtual bool ReadsOnlyInputShapes() const { return false; }
+  // Index of the input whose storage output 0 shares (a view: Reshape, Squeeze, Identity...),
+  // or -1. A view's Run points output 0 at that input's data instead of copying; the planner
+  // then keeps that storage alive for as long as the view is used.
+  virtual int OutputAliasesInput() const { return -1; }
 };
 
 }  // namespace webnx

@@ -1,5 +1,9 @@
 #include "core/plan.h"
 
+#include <climits>
+
+#include "core/memory_plan.h"
+
 namespace webnx {
 namespace {
 
@@ -82,6 +86,11 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     known[in.name] = PlannedValue{in.dtype, input_shapes[i], nullptr};
   }
 
+  // Activation buffers for the memory plan; views share their source's buffer.
+  std::vector<BufferLifetime> buffers;
+  std::vector<std::vector<Tensor*>> buffer_tensors;
+  std::unordered_map<std::string, int> buffer_of;
+
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     std::vector<const PlannedValue*> in_planned;
@@ -99,28 +108,30 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     std::vector<PlannedValue> out_planned;
     WEBNX_RETURN_IF_ERROR(
         PlanNode(node, rg.since_versions[n], registry, in_planned, &kernel, &out_planned));
-    const bool fold = all_known || kernel->ReadsOnlyInputShapes();
 
-    std::vector<Tensor> outputs;
-    WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, &outputs));
-    if (fold) {
-      // Host evaluation at plan time: the node never runs again for this shape.
+    if (all_known || kernel->ReadsOnlyInputShapes()) {
+      // Host evaluation at plan time: the node never runs for this shape signature.
+      std::vector<Tensor> outputs;
+      WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, &outputs));
       std::vector<Tensor> shape_only(node.inputs.size());
       std::vector<const Tensor*> in_tensors;
       for (size_t i = 0; i < node.inputs.size(); ++i) {
         const PlannedValue* pv = in_planned[i];
-        if (!pv) {
-          in_tensors.push_back(nullptr);
-        } else if (pv->value) {
-          in_tensors.push_back(pv->value);
-        } else {
-          shape_only[i] = Tensor::Borrow(pv->dtype, pv->shape, nullptr);
-          in_tensors.push_back(&shape_only[i]);
-        }
+        if (pv && !pv->value) shape_only[i] = Tensor::Borrow(pv->dtype, pv->shape, nullptr);
+        in_tensors.push_back(!pv ? nullptr : pv->value ? pv->value : &shape_only[i]);
       }
       WEBNX_RETURN_IF_ERROR(RunKernel(node, *kernel, in_tensors, &outputs));
       ++plan->stats_.folded_nodes;
+      for (size_t i = 0; i < node.outputs.size(); ++i) {
+        if (node.outputs[i].empty()) continue;
+        Tensor& slot = plan->values_[node.outputs[i]];
+        slot = std::move(outputs[i]);
+        known[node.outputs[i]] = PlannedValue{slot.dtype, slot.shape, &slot};
+      }
+      continue;
     }
+
+    const int step_index = static_cast<int>(plan->steps_.size());
     Step step{&node, std::move(kernel), {}, {}};
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const std::string& name = node.inputs[i];
@@ -130,8 +141,11 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
         step.inputs.push_back(in_planned[i]->value);
       } else {
         step.inputs.push_back(&plan->values_.at(name));
+        auto b = buffer_of.find(name);
+        if (b != buffer_of.end()) buffers[b->second].last_step = step_index;
       }
     }
+    const int alias = step.kernel->OutputAliasesInput();
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       const std::string& name = node.outputs[i];
       if (name.empty()) {
@@ -139,22 +153,37 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
         continue;
       }
       Tensor& slot = plan->values_[name];
-      slot = std::move(outputs[i]);
-      if (!fold) plan->stats_.activation_bytes += slot.nbytes();
+      slot = Tensor::Borrow(out_planned[i].dtype, out_planned[i].shape, nullptr);
       step.outputs.push_back(&slot);
-      known[name] = PlannedValue{slot.dtype, slot.shape, fold ? &slot : nullptr};
+      known[name] = PlannedValue{slot.dtype, slot.shape, nullptr};
+      if (i == 0 && alias >= 0) {
+        // A view: its Run points it at the source; the source's buffer must outlive it.
+        auto b = buffer_of.find(node.inputs[alias]);
+        if (b != buffer_of.end()) buffer_of[name] = b->second;
+        continue;
+      }
+      buffer_of[name] = static_cast<int>(buffers.size());
+      buffers.push_back(BufferLifetime{slot.nbytes(), step_index, step_index});
+      buffer_tensors.push_back({&slot});
     }
-    if (!fold) plan->steps_.push_back(std::move(step));
+    plan->steps_.push_back(std::move(step));
   }
 
   for (const auto& out : graph.outputs) {
+    auto b = buffer_of.find(out.name);
+    if (b != buffer_of.end()) buffers[b->second].last_step = INT_MAX;  // read after the run
+  }
+  size_t arena_bytes = 0;
+  std::vector<size_t> offsets = PlaceBuffers(buffers, &arena_bytes);
+  WEBNX_RETURN_IF_ERROR(Tensor::Allocate(DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    for (Tensor* t : buffer_tensors[b]) t->data = plan->arena_.ptr<uint8_t>() + offsets[b];
+  }
+  plan->stats_.activation_bytes = arena_bytes;
+
+  for (const auto& out : graph.outputs) {
     auto it = plan->values_.find(out.name);
-    const Tensor* t = nullptr;
-    if (it != plan->values_.end()) {
-      t = &it->second;
-    } else {
-      t = known.at(out.name).value;  // an initializer exported directly as an output
-    }
+    const Tensor* t = it != plan->values_.end() ? &it->second : known.at(out.name).value;
     plan->output_slots_.push_back(t);
     plan->output_shapes_.push_back(t->shape);
   }

@@ -30,7 +30,7 @@ struct PlanStats {
   size_t graph_nodes = 0;   // nodes in the graph the plan was made from
   size_t run_steps = 0;     // kernels executed per run
   size_t folded_nodes = 0;  // nodes evaluated at plan time
-  size_t activation_bytes = 0;
+  size_t activation_bytes = 0;  // size of the activation arena
 };
 
 class Plan {
@@ -58,6 +58,7 @@ class Plan {
   std::vector<const Tensor*> output_slots_;
   std::vector<Shape> output_shapes_;
   std::vector<Step> steps_;
+  Tensor arena_;  // every activation of the plan, placed by liveness
   PlanStats stats_;
 };
 
