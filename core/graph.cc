@@ -7,27 +7,39 @@ namespace webnx {
 
 const char* AttributeTypeName(Attribute::Type type) {
   switch (type) {
-    case Attribute::Type::kFloat: return "float";
-    case Attribute::Type::kInt: return "int";
-    case Attribute::Type::kString: return "string";
-    case Attribute::Type::kTensor: return "tensor";
-    case Attribute::Type::kFloats: return "floats";
-    case Attribute::Type::kInts: return "ints";
-    case Attribute::Type::kStrings: return "strings";
-    case Attribute::Type::kGraph: return "graph";
-    case Attribute::Type::kUndefined: break;
+    case Attribute::Type::kFloat:
+      return "float";
+    case Attribute::Type::kInt:
+      return "int";
+    case Attribute::Type::kString:
+      return "string";
+    case Attribute::Type::kTensor:
+      return "tensor";
+    case Attribute::Type::kFloats:
+      return "floats";
+    case Attribute::Type::kInts:
+      return "ints";
+    case Attribute::Type::kStrings:
+      return "strings";
+    case Attribute::Type::kGraph:
+      return "graph";
+    case Attribute::Type::kUndefined:
+      break;
   }
   return "undefined";
 }
 
-std::string Node::Describe() const { return "node '" + name + "' (" + op_type + ")"; }
+std::string Node::Describe() const {
+  return "node '" + name + "' (" + op_type + ")";
+}
 
 Status SortAndValidateGraph(Graph* graph) {
   std::unordered_map<std::string, int> producer;  // value -> node index, -1 for graph sources
   auto define = [&](const std::string& name, int who, const std::string& where) -> Status {
     if (name.empty()) return Status::Ok();
     if (!producer.emplace(name, who).second) {
-      return Status(ErrorCode::kMalformedModel, "value '" + name + "' is defined twice (" + where + ")");
+      return Status(ErrorCode::kMalformedModel,
+                    "value '" + name + "' is defined twice (" + where + ")");
     }
     return Status::Ok();
   };
@@ -35,7 +47,8 @@ Status SortAndValidateGraph(Graph* graph) {
     if (in.name.empty()) return Status(ErrorCode::kMalformedModel, "a graph input has no name");
     WEBNX_RETURN_IF_ERROR(define(in.name, -1, "graph input"));
   }
-  for (const auto& kv : graph->initializers) WEBNX_RETURN_IF_ERROR(define(kv.first, -1, "initializer"));
+  for (const auto& kv : graph->initializers)
+    WEBNX_RETURN_IF_ERROR(define(kv.first, -1, "initializer"));
   const int n = static_cast<int>(graph->nodes.size());
   for (int i = 0; i < n; ++i) {
     for (const auto& out : graph->nodes[i].outputs) {
@@ -51,8 +64,9 @@ Status SortAndValidateGraph(Graph* graph) {
       if (in.empty()) continue;
       auto it = producer.find(in);
       if (it == producer.end()) {
-        return Status(ErrorCode::kMalformedModel, graph->nodes[i].Describe() + " reads value '" + in +
-                                                      "' that no input, initializer or node defines");
+        return Status(ErrorCode::kMalformedModel,
+                      graph->nodes[i].Describe() + " reads value '" + in +
+                          "' that no input, initializer or node defines");
       }
       if (it->second >= 0) deps.insert(it->second);
     }
@@ -86,7 +100,8 @@ Status SortAndValidateGraph(Graph* graph) {
   graph->nodes = std::move(sorted);
   for (const auto& out : graph->outputs) {
     if (!producer.count(out.name)) {
-      return Status(ErrorCode::kMalformedModel, "graph output '" + out.name + "' is never produced");
+      return Status(ErrorCode::kMalformedModel,
+                    "graph output '" + out.name + "' is never produced");
     }
   }
   return Status::Ok();

@@ -42,7 +42,7 @@ const char* AttributeTypeName(Attribute::Type type);
 struct Node {
   std::string name;  // may be empty in the source; loaders fill a stable one
   std::string op_type;
-  std::string domain;  // "" is the default ONNX domain
+  std::string domain;               // "" is the default ONNX domain
   std::vector<std::string> inputs;  // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attrs;
@@ -59,7 +59,7 @@ struct Graph {
   std::vector<ValueInfo> inputs;  // graph inputs that are not initializers
   std::vector<ValueInfo> outputs;
   std::map<std::string, Tensor> initializers;
-  std::vector<Node> nodes;  // topologically sorted by the loader
+  std::vector<Node> nodes;                // topologically sorted by the loader
   std::map<std::string, int64_t> opsets;  // domain -> version ("" = default domain)
   std::map<std::string, std::string> metadata;
   std::string producer;

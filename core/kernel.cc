@@ -27,7 +27,8 @@ Status PlanContext::ExpectInputs(int min, int max) const {
   }
   for (int i = 0; i < min; ++i) {
     if (!has_input(i)) {
-      return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
+      return Error(ErrorCode::kMalformedModel,
+                   "required input " + std::to_string(i) + " is missing");
     }
   }
   return Status::Ok();

@@ -8,11 +8,14 @@ namespace webnx {
 
 std::vector<size_t> PlaceBuffers(const std::vector<BufferLifetime>& buffers, size_t* arena_bytes) {
   constexpr size_t kAlign = 64;
-  auto padded = [&](size_t i) { return std::max(kAlign, (buffers[i].bytes + kAlign - 1) / kAlign * kAlign); };
+  auto padded = [&](size_t i) {
+    return std::max(kAlign, (buffers[i].bytes + kAlign - 1) / kAlign * kAlign);
+  };
   // Largest first: big buffers claim low offsets, small ones fill the gaps between them.
   std::vector<size_t> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return padded(a) > padded(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return padded(a) > padded(b); });
 
   std::vector<size_t> offset(buffers.size(), 0);
   std::vector<size_t> placed;

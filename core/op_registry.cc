@@ -24,8 +24,7 @@ int OpRegistry::Resolve(const std::string& domain, const std::string& op_type,
   return best;
 }
 
-std::vector<int> OpRegistry::Versions(const std::string& domain,
-                                      const std::string& op_type) const {
+std::vector<int> OpRegistry::Versions(const std::string& domain, const std::string& op_type) const {
   auto it = ops_.find({domain, op_type});
   return it == ops_.end() ? std::vector<int>{} : it->second.versions;
 }

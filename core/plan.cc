@@ -20,9 +20,9 @@ Status PlanNode(const Node& node, int since_version, const OpRegistry& registry,
   WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (ctx.has_output(i) && ctx.outputs()[i].dtype == DType::kUndefined) {
-      return Status(ErrorCode::kUnsupportedOperator,
-                    node.Describe() + " does not produce output " + std::to_string(i) + " ('" +
-                        node.outputs[i] + "')");
+      return Status(ErrorCode::kUnsupportedOperator, node.Describe() + " does not produce output " +
+                                                         std::to_string(i) + " ('" +
+                                                         node.outputs[i] + "')");
     }
   }
   *outputs = ctx.outputs();
@@ -35,7 +35,9 @@ Status AllocateOutputs(const Node& node, const std::vector<PlannedValue>& planne
   for (size_t i = 0; i < planned.size(); ++i) {
     if (node.outputs[i].empty()) continue;
     Status s = Tensor::Allocate(planned[i].dtype, planned[i].shape, &(*tensors)[i]);
-    if (!s.ok()) return Status(s.code(), node.Describe() + ", output '" + node.outputs[i] + "': " + s.message());
+    if (!s.ok())
+      return Status(s.code(),
+                    node.Describe() + ", output '" + node.outputs[i] + "': " + s.message());
   }
   return Status::Ok();
 }
@@ -63,7 +65,8 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
   }
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
-  WEBNX_RETURN_IF_ERROR(PlanNode(node, since_version, registry, planned_ptrs, &kernel, &out_planned));
+  WEBNX_RETURN_IF_ERROR(
+      PlanNode(node, since_version, registry, planned_ptrs, &kernel, &out_planned));
   WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, outputs));
   return RunKernel(node, *kernel, inputs, outputs);
 }
@@ -175,7 +178,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
   }
   size_t arena_bytes = 0;
   std::vector<size_t> offsets = PlaceBuffers(buffers, &arena_bytes);
-  WEBNX_RETURN_IF_ERROR(Tensor::Allocate(DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
+  WEBNX_RETURN_IF_ERROR(
+      Tensor::Allocate(DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
   for (size_t b = 0; b < buffers.size(); ++b) {
     for (Tensor* t : buffer_tensors[b]) t->data = plan->arena_.ptr<uint8_t>() + offsets[b];
   }

@@ -27,9 +27,9 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
                     const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs);
 
 struct PlanStats {
-  size_t graph_nodes = 0;   // nodes in the graph the plan was made from
-  size_t run_steps = 0;     // kernels executed per run
-  size_t folded_nodes = 0;  // nodes evaluated at plan time
+  size_t graph_nodes = 0;       // nodes in the graph the plan was made from
+  size_t run_steps = 0;         // kernels executed per run
+  size_t folded_nodes = 0;      // nodes evaluated at plan time
   size_t activation_bytes = 0;  // size of the activation arena
 };
 

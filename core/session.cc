@@ -40,7 +40,8 @@ Status Session::Resolve() {
     auto opset = graph.opsets.find(node.domain);
     std::string op = node.domain.empty() ? node.op_type : node.domain + ":" + node.op_type;
     if (opset == graph.opsets.end()) {
-      missing[op + " (domain '" + node.domain + "' is not imported by the model)"].push_back(node.name);
+      missing[op + " (domain '" + node.domain + "' is not imported by the model)"].push_back(
+          node.name);
       continue;
     }
     int v = registry.Resolve(node.domain, node.op_type, opset->second);
@@ -61,7 +62,8 @@ Status Session::Resolve() {
   for (const auto& kv : missing) {
     msg += (first ? "" : "; ") + kv.first + " used by ";
     first = false;
-    for (size_t i = 0; i < kv.second.size() && i < 3; ++i) msg += (i ? ", '" : "'") + kv.second[i] + "'";
+    for (size_t i = 0; i < kv.second.size() && i < 3; ++i)
+      msg += (i ? ", '" : "'") + kv.second[i] + "'";
     if (kv.second.size() > 3) msg += " and " + std::to_string(kv.second.size() - 3) + " more";
   }
   return Status(ErrorCode::kUnsupportedOperator, msg);
@@ -136,15 +138,19 @@ Status Session::CheckFeeds(const std::vector<NamedTensor>& feeds,
     const ValueInfo& in = ins[i];
     const Tensor* t = (*ordered)[i];
     if (!t) {
-      return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' is missing; the model's inputs are " + expected_names());
+      return Status(
+          ErrorCode::kInvalidInput,
+          "input '" + in.name + "' is missing; the model's inputs are " + expected_names());
     }
     if (t->dtype != in.dtype) {
       return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' must be " +
-                                                  DTypeName(in.dtype) + ", got " + DTypeName(t->dtype));
+                                                  DTypeName(in.dtype) + ", got " +
+                                                  DTypeName(t->dtype));
     }
     int64_t numel = 0;
     if (!ShapeNumel(t->shape, &numel)) {
-      return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' has an invalid shape " + ShapeToString(t->shape));
+      return Status(ErrorCode::kInvalidInput,
+                    "input '" + in.name + "' has an invalid shape " + ShapeToString(t->shape));
     }
     if (numel > 0 && !t->data) {
       return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' has no data");
@@ -161,22 +167,25 @@ Status Session::CheckFeeds(const std::vector<NamedTensor>& feeds,
     };
     if (t->shape.size() != in.dims.size()) {
       return Status(ErrorCode::kShapeMismatch, "input '" + in.name + "' has shape " +
-                                                   ShapeToString(t->shape) + " but the model expects " + declared());
+                                                   ShapeToString(t->shape) +
+                                                   " but the model expects " + declared());
     }
     for (size_t d = 0; d < in.dims.size(); ++d) {
       const Dim& dim = in.dims[d];
       if (dim.fixed() && dim.value != t->shape[d]) {
         return Status(ErrorCode::kShapeMismatch, "input '" + in.name + "' has shape " +
-                                                     ShapeToString(t->shape) + " but the model expects " +
-                                                     declared() + " (dimension " + std::to_string(d) + ")");
+                                                     ShapeToString(t->shape) +
+                                                     " but the model expects " + declared() +
+                                                     " (dimension " + std::to_string(d) + ")");
       }
       if (!dim.symbol.empty()) {
         std::string where = "input '" + in.name + "' dimension " + std::to_string(d);
         auto it = bound.emplace(dim.symbol, std::make_pair(t->shape[d], where)).first;
         if (it->second.first != t->shape[d]) {
           return Status(ErrorCode::kShapeMismatch,
-                        "dimension '" + dim.symbol + "' is " + std::to_string(it->second.first) + " in " +
-                            it->second.second + " but " + std::to_string(t->shape[d]) + " in " + where);
+                        "dimension '" + dim.symbol + "' is " + std::to_string(it->second.first) +
+                            " in " + it->second.second + " but " + std::to_string(t->shape[d]) +
+                            " in " + where);
         }
       }
     }

@@ -20,8 +20,8 @@ struct SessionOptions {
 struct SessionStats {
   size_t plans_built = 0;
   size_t plan_cache_hits = 0;
-  size_t graph_nodes = 0;        // nodes after load-time constant folding
-  size_t loaded_nodes = 0;       // nodes in the model as loaded
+  size_t graph_nodes = 0;   // nodes after load-time constant folding
+  size_t loaded_nodes = 0;  // nodes in the model as loaded
   PlanStats last_plan;
 };
 
@@ -53,7 +53,8 @@ class Session {
   Session() = default;
   Status Resolve();
   Status FoldConstants();
-  Status CheckFeeds(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* ordered) const;
+  Status CheckFeeds(const std::vector<NamedTensor>& feeds,
+                    std::vector<const Tensor*>* ordered) const;
   Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);
 
   ResolvedGraph rg_;

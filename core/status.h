@@ -40,9 +40,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-#define WEBNX_RETURN_IF_ERROR(expr)         \
-  do {                                      \
-    ::webnx::Status _webnx_status = (expr); \
+#define WEBNX_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::webnx::Status _webnx_status = (expr);        \
     if (!_webnx_status.ok()) return _webnx_status; \
   } while (0)
 

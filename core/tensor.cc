@@ -7,11 +7,16 @@ namespace webnx {
 
 const char* DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "float32";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kBool: return "bool";
-    case DType::kUndefined: break;
+    case DType::kFloat32:
+      return "float32";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kBool:
+      return "bool";
+    case DType::kUndefined:
+      break;
   }
   return "undefined";
 }
@@ -19,10 +24,14 @@ const char* DTypeName(DType dtype) {
 size_t DTypeSize(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:
-    case DType::kInt32: return 4;
-    case DType::kInt64: return 8;
-    case DType::kBool: return 1;
-    case DType::kUndefined: break;
+    case DType::kInt32:
+      return 4;
+    case DType::kInt64:
+      return 8;
+    case DType::kBool:
+      return 1;
+    case DType::kUndefined:
+      break;
   }
   return 0;
 }
@@ -97,11 +106,16 @@ Status Tensor::Clone(Tensor* out) const {
 
 int64_t Tensor::IntAt(int64_t i) const {
   switch (dtype) {
-    case DType::kInt64: return ptr<int64_t>()[i];
-    case DType::kInt32: return ptr<int32_t>()[i];
-    case DType::kBool: return ptr<bool>()[i] ? 1 : 0;
-    case DType::kFloat32: return static_cast<int64_t>(ptr<float>()[i]);
-    case DType::kUndefined: break;
+    case DType::kInt64:
+      return ptr<int64_t>()[i];
+    case DType::kInt32:
+      return ptr<int32_t>()[i];
+    case DType::kBool:
+      return ptr<bool>()[i] ? 1 : 0;
+    case DType::kFloat32:
+      return static_cast<int64_t>(ptr<float>()[i]);
+    case DType::kUndefined:
+      break;
   }
   return 0;
 }

@@ -21,9 +21,12 @@ namespace {
 val DimsToJs(const std::vector<Dim>& dims) {
   val arr = val::array();
   for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i].fixed()) arr.set(i, static_cast<double>(dims[i].value));
-    else if (!dims[i].symbol.empty()) arr.set(i, dims[i].symbol);
-    else arr.set(i, val::null());
+    if (dims[i].fixed())
+      arr.set(i, static_cast<double>(dims[i].value));
+    else if (!dims[i].symbol.empty())
+      arr.set(i, dims[i].symbol);
+    else
+      arr.set(i, val::null());
   }
   return arr;
 }
@@ -62,7 +65,8 @@ class WasmSession {
     }
     Shape shape;
     const unsigned rank = js_dims["length"].as<unsigned>();
-    for (unsigned i = 0; i < rank; ++i) shape.push_back(static_cast<int64_t>(js_dims[i].as<double>()));
+    for (unsigned i = 0; i < rank; ++i)
+      shape.push_back(static_cast<int64_t>(js_dims[i].as<double>()));
     Staged& st = staged_[name];
     Status s = Tensor::Allocate(static_cast<DType>(dtype_code), shape, &st.tensor);
     if (!s.ok()) {
@@ -86,7 +90,8 @@ class WasmSession {
   std::string outputDtype(int i) const { return DTypeName(outputs_[i]->dtype); }
   val outputDims(int i) const {
     val arr = val::array();
-    for (size_t d = 0; d < outputs_[i]->shape.size(); ++d) arr.set(d, static_cast<double>(outputs_[i]->shape[d]));
+    for (size_t d = 0; d < outputs_[i]->shape.size(); ++d)
+      arr.set(d, static_cast<double>(outputs_[i]->shape[d]));
     return arr;
   }
   uintptr_t outputPtr(int i) const { return reinterpret_cast<uintptr_t>(outputs_[i]->data); }

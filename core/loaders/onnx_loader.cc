@@ -12,23 +12,27 @@ namespace {
 constexpr int32_t kOnnxFloat16 = onnx::TensorProto_DataType_FLOAT16;
 
 const char* OnnxTypeName(int32_t t) {
-  static const char* const kNames[] = {"undefined", "float32", "uint8",   "int8",      "uint16",
-                                       "int16",     "int32",   "int64",   "string",    "bool",
-                                       "float16",   "float64", "uint32",  "uint64",    "complex64",
-                                       "complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz",
-                                       "float8e5m2", "float8e5m2fnuz", "uint4", "int4",
-                                       "float4e2m1", "float8e8m0", "uint2", "int2"};
+  static const char* const kNames[] = {
+      "undefined",      "float32",  "uint8",        "int8",           "uint16",
+      "int16",          "int32",    "int64",        "string",         "bool",
+      "float16",        "float64",  "uint32",       "uint64",         "complex64",
+      "complex128",     "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+      "float8e5m2fnuz", "uint4",    "int4",         "float4e2m1",     "float8e8m0",
+      "uint2",          "int2"};
   if (t >= 0 && t < static_cast<int32_t>(sizeof(kNames) / sizeof(kNames[0]))) return kNames[t];
   return "unknown";
 }
 
 Status UnsupportedDtype(int32_t t, const std::string& what) {
-  return Status(ErrorCode::kUnsupportedDtype,
-                what + " has dtype " + OnnxTypeName(t) + " (" + std::to_string(t) +
-                    "); webnx supports float32, int64, int32 and bool (float16 weights are widened)");
+  return Status(
+      ErrorCode::kUnsupportedDtype,
+      what + " has dtype " + OnnxTypeName(t) + " (" + std::to_string(t) +
+          "); webnx supports float32, int64, int32 and bool (float16 weights are widened)");
 }
 
-Status Malformed(const std::string& message) { return Status(ErrorCode::kMalformedModel, message); }
+Status Malformed(const std::string& message) {
+  return Status(ErrorCode::kMalformedModel, message);
+}
 
 template <typename Field>
 Status CheckCount(const Field& field, int64_t numel, const std::string& what, const char* name) {
@@ -64,7 +68,8 @@ Status ReadTypedFields(const onnx::TensorProto& proto, const std::string& what, 
         t->ptr<float>()[i] = HalfToFloat(static_cast<uint16_t>(proto.int32_data(i)));
       }
       return Status::Ok();
-    default: return UnsupportedDtype(proto.data_type(), what);
+    default:
+      return UnsupportedDtype(proto.data_type(), what);
   }
 }
 
@@ -73,8 +78,9 @@ Status ReadRawData(const onnx::TensorProto& proto, const std::string& what, Tens
   const bool half = proto.data_type() == kOnnxFloat16;
   const size_t need = static_cast<size_t>(t->numel()) * (half ? 2 : DTypeSize(t->dtype));
   if (raw.size() != need) {
-    return Malformed(what + " has " + std::to_string(raw.size()) + " bytes of raw_data but its shape " +
-                     ShapeToString(t->shape) + " needs " + std::to_string(need));
+    return Malformed(what + " has " + std::to_string(raw.size()) +
+                     " bytes of raw_data but its shape " + ShapeToString(t->shape) + " needs " +
+                     std::to_string(need));
   }
   if (half) {
     for (int64_t i = 0; i < t->numel(); ++i) {
@@ -94,7 +100,8 @@ Status ReadValueInfo(const onnx::ValueInfoProto& proto, ValueInfo* info) {
   info->name = proto.name();
   const std::string what = "graph value '" + info->name + "'";
   if (!proto.has_type() || !proto.type().has_tensor_type()) {
-    return Status(ErrorCode::kUnsupportedDtype, what + " is not a tensor (sequences, maps and optionals are not supported)");
+    return Status(ErrorCode::kUnsupportedDtype,
+                  what + " is not a tensor (sequences, maps and optionals are not supported)");
   }
   const auto& tt = proto.type().tensor_type();
   int32_t et = tt.elem_type();
@@ -121,19 +128,36 @@ Status ReadAttribute(const onnx::AttributeProto& proto, const std::string& where
   using AP = onnx::AttributeProto;
   int type = proto.type();
   if (type == AP::UNDEFINED) {  // very old models leave the type out: infer it from the field set
-    if (proto.has_f()) type = AP::FLOAT;
-    else if (proto.has_i()) type = AP::INT;
-    else if (proto.has_s()) type = AP::STRING;
-    else if (proto.has_t()) type = AP::TENSOR;
-    else if (proto.has_g()) type = AP::GRAPH;
-    else if (proto.floats_size()) type = AP::FLOATS;
-    else if (proto.ints_size()) type = AP::INTS;
-    else if (proto.strings_size()) type = AP::STRINGS;
+    if (proto.has_f())
+      type = AP::FLOAT;
+    else if (proto.has_i())
+      type = AP::INT;
+    else if (proto.has_s())
+      type = AP::STRING;
+    else if (proto.has_t())
+      type = AP::TENSOR;
+    else if (proto.has_g())
+      type = AP::GRAPH;
+    else if (proto.floats_size())
+      type = AP::FLOATS;
+    else if (proto.ints_size())
+      type = AP::INTS;
+    else if (proto.strings_size())
+      type = AP::STRINGS;
   }
   switch (type) {
-    case AP::FLOAT: a->type = Attribute::Type::kFloat; a->f = proto.f(); break;
-    case AP::INT: a->type = Attribute::Type::kInt; a->i = proto.i(); break;
-    case AP::STRING: a->type = Attribute::Type::kString; a->s = proto.s(); break;
+    case AP::FLOAT:
+      a->type = Attribute::Type::kFloat;
+      a->f = proto.f();
+      break;
+    case AP::INT:
+      a->type = Attribute::Type::kInt;
+      a->i = proto.i();
+      break;
+    case AP::STRING:
+      a->type = Attribute::Type::kString;
+      a->s = proto.s();
+      break;
     case AP::TENSOR:
       a->type = Attribute::Type::kTensor;
       return TensorFromProto(proto.t(), "attribute '" + proto.name() + "' of " + where, &a->t);
@@ -150,7 +174,9 @@ Status ReadAttribute(const onnx::AttributeProto& proto, const std::string& where
       a->strings.assign(proto.strings().begin(), proto.strings().end());
       break;
     case AP::GRAPH:
-    case AP::GRAPHS: a->type = Attribute::Type::kGraph; break;  // no supported op reads subgraphs
+    case AP::GRAPHS:
+      a->type = Attribute::Type::kGraph;
+      break;  // no supported op reads subgraphs
     default:
       // Sparse tensors, type protos: kept as undefined, so an op that reads them reports it.
       a->type = Attribute::Type::kUndefined;
@@ -201,10 +227,11 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
   auto def = graph->opsets.find("");
   if (def == graph->opsets.end()) {
     if (model.opset_import_size() == 0) {
-      return Status(ErrorCode::kUnsupportedOpset,
-                    "the model declares no opset (IR version " + std::to_string(model.ir_version()) +
-                        "); webnx supports default-domain opsets " + std::to_string(kMinDefaultOpset) +
-                        " to " + std::to_string(kMaxDefaultOpset));
+      return Status(ErrorCode::kUnsupportedOpset, "the model declares no opset (IR version " +
+                                                      std::to_string(model.ir_version()) +
+                                                      "); webnx supports default-domain opsets " +
+                                                      std::to_string(kMinDefaultOpset) + " to " +
+                                                      std::to_string(kMaxDefaultOpset));
     }
   } else if (def->second < kMinDefaultOpset || def->second > kMaxDefaultOpset) {
     return Status(ErrorCode::kUnsupportedOpset,

@@ -45,7 +45,8 @@ std::map<std::string, std::string> ReadSkipFile(const std::string& path) {
     if (line.empty() || line[0] == '#') continue;
     size_t sp = line.find_first_of(" \t");
     std::string name = line.substr(0, sp);
-    std::string reason = sp == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", sp));
+    std::string reason =
+        sp == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", sp));
     skips[name] = reason;
   }
   return skips;
@@ -53,7 +54,8 @@ std::map<std::string, std::string> ReadSkipFile(const std::string& path) {
 
 Status LoadTensorFile(const fs::path& path, Tensor* out) {
   std::string bytes;
-  if (!ReadFile(path, &bytes)) return Status(ErrorCode::kInvalidArgument, "cannot read " + path.string());
+  if (!ReadFile(path, &bytes))
+    return Status(ErrorCode::kInvalidArgument, "cannot read " + path.string());
   onnx::TensorProto proto;
   if (!proto.ParseFromString(bytes)) {
     return Status(ErrorCode::kMalformedModel, path.filename().string() + " is not a TensorProto");
@@ -75,7 +77,8 @@ bool Close(const Tensor& got, const Tensor& want, std::string* why) {
     if (std::isnan(b) && std::isnan(a)) continue;
     if (std::isinf(b) && a == b) continue;
     if (!(std::fabs(a - b) <= kAtol + kRtol * std::fabs(b))) {
-      *why = "element " + std::to_string(i) + ": got " + std::to_string(a) + ", want " + std::to_string(b);
+      *why = "element " + std::to_string(i) + ": got " + std::to_string(a) + ", want " +
+             std::to_string(b);
       return false;
     }
   }
@@ -142,24 +145,31 @@ int main(int argc, char** argv) {
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--skip" && i + 1 < argc) skip_path = argv[++i];
-    else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
-    else if (a == "--verbose" || a == "-v") verbose = true;
+    if (a == "--skip" && i + 1 < argc)
+      skip_path = argv[++i];
+    else if (a == "--filter" && i + 1 < argc)
+      filter = argv[++i];
+    else if (a == "--verbose" || a == "-v")
+      verbose = true;
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: %s <node-tests-dir> [--skip FILE] [--filter SUBSTR] [--verbose]\n", argv[0]);
+      std::printf("usage: %s <node-tests-dir> [--skip FILE] [--filter SUBSTR] [--verbose]\n",
+                  argv[0]);
       return 0;
-    } else root = a;
+    } else
+      root = a;
   }
   if (root.empty() || !fs::is_directory(root)) {
     std::fprintf(stderr, "webnx_conformance: give the folder of ONNX node tests\n");
     return 2;
   }
-  const auto skips = skip_path.empty() ? std::map<std::string, std::string>() : ReadSkipFile(skip_path);
+  const auto skips =
+      skip_path.empty() ? std::map<std::string, std::string>() : ReadSkipFile(skip_path);
   const OpRegistry& registry = OpRegistry::Default();
 
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(root))
-    if (e.is_directory() && e.path().filename().string().rfind("test_", 0) == 0) dirs.push_back(e.path());
+    if (e.is_directory() && e.path().filename().string().rfind("test_", 0) == 0)
+      dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
 
   struct Count {
@@ -207,7 +217,8 @@ int main(int argc, char** argv) {
     std::printf("  %-40s %3d pass %3d fail %3d skip\n", kv.first.c_str(), kv.second.passed,
                 kv.second.failed, kv.second.skipped);
   }
-  for (const auto& n : unexpected_passes) std::printf("note: skipped test %s passes now\n", n.c_str());
+  for (const auto& n : unexpected_passes)
+    std::printf("note: skipped test %s passes now\n", n.c_str());
   std::printf("%d tests use operators webnx does not implement (not run)\n", not_applicable);
   std::printf("conformance: %d passed, %d failed, %d skipped\n", total.passed, total.failed,
               total.skipped);

@@ -1,0 +1,25 @@
+// Depthwise convolution of one channel plane (NCHW), WASM SIMD128 along output columns for
+// unit dilation and strides 1 and 2 (every depthwise conv of the zoo: 3x3 and 5x5), with the
+// borders and other configurations done by the scalar loop.
+#pragma once
+
+namespace webnx::simd {
+
+struct DepthwiseShape {
+  int in_h, in_w, out_h, out_w;
+  int kernel_h, kernel_w;
+  int stride_h, stride_w;
+  int pad_top, pad_left;
+  int dilation_h, dilation_w;
+};
+
+// out[oy][ox] = clamp(bias + sum w[ky][kx] * in[oy*sh - pt + ky*dh][ox*sw - pl + kx*dw]),
+// taps outside the input read as zero.
+void DepthwisePlane(const DepthwiseShape& s, const float* in, const float* w, float bias,
+                    float* out, float lo, float hi);
+
+// The same, scalar only: the reference the SIMD path is tested against.
+void DepthwisePlaneScalar(const DepthwiseShape& s, const float* in, const float* w, float bias,
+                          float* out, float lo, float hi);
+
+}  // namespace webnx::simd

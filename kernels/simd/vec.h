@@ -1,0 +1,66 @@
+// The one f32x4 vector layer every SIMD kernel is written against. Under Emscripten it is
+// wasm_simd128.h itself; natively SIMDe implements the same intrinsics with the same
+// semantics, so gtest checks the very code that ships in the .wasm.
+#pragma once
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#else
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/wasm/simd128.h>
+#endif
+
+namespace webnx::simd {
+
+using f32x4 = v128_t;
+
+inline f32x4 Load(const float* p) {
+  return wasm_v128_load(p);
+}
+inline void Store(float* p, f32x4 v) {
+  wasm_v128_store(p, v);
+}
+inline f32x4 Splat(float x) {
+  return wasm_f32x4_splat(x);
+}
+inline f32x4 LoadSplat(const float* p) {
+  return wasm_v128_load32_splat(p);
+}
+inline f32x4 Add(f32x4 a, f32x4 b) {
+  return wasm_f32x4_add(a, b);
+}
+inline f32x4 Sub(f32x4 a, f32x4 b) {
+  return wasm_f32x4_sub(a, b);
+}
+inline f32x4 Mul(f32x4 a, f32x4 b) {
+  return wasm_f32x4_mul(a, b);
+}
+inline f32x4 Div(f32x4 a, f32x4 b) {
+  return wasm_f32x4_div(a, b);
+}
+// acc + a * b, rounded twice (SIMD128 has no fused multiply-add).
+inline f32x4 MulAdd(f32x4 acc, f32x4 a, f32x4 b) {
+  return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b));
+}
+// Pseudo-min/max, one maxps/minps on x86 (f32x4.max/min are several instructions there):
+// PMax(a, b) = a < b ? b : a, PMin(a, b) = b < a ? b : a.
+inline f32x4 PMax(f32x4 a, f32x4 b) {
+  return wasm_f32x4_pmax(a, b);
+}
+inline f32x4 PMin(f32x4 a, f32x4 b) {
+  return wasm_f32x4_pmin(a, b);
+}
+// Clamps to [lo, hi] the way the scalar epilogue does: min(max(v, lo), hi).
+inline f32x4 Clamp(f32x4 v, f32x4 lo, f32x4 hi) {
+  return PMin(hi, PMax(lo, v));
+}
+// Lanes 0, 2 of a and 0, 2 of b: the even elements of 8 consecutive floats.
+inline f32x4 Evens(f32x4 a, f32x4 b) {
+  return wasm_i32x4_shuffle(a, b, 0, 2, 4, 6);
+}
+inline float HorizontalSum(f32x4 v) {
+  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
+         wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);
+}
+
+}  // namespace webnx::simd
