@@ -42,6 +42,7 @@ wasm: setup
 # The torchvision model zoo (static and dynamic-batch exports), cached in build/models.
 models: setup
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS)
+	$(PYTHON) scripts/gen_test_models.py --out $(MODELS)/testdata
 
 demo: wasm
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
