@@ -64,6 +64,11 @@ package: wasm
 	npm pack --pack-destination $(BUILD) >/dev/null
 	@echo "wrote $(BUILD)/webnx-$(VERSION).tgz ($$(stat -c %s $(BUILD)/webnx-$(VERSION).tgz) bytes)"
 
+# Speed is measured here, never asserted in tests.
+bench: wasm models
+	$(PYTHON) scripts/model_flops.py $(wildcard $(MODELS)/*[a-z0-9].onnx) --out $(MODELS)/flops.json >/dev/null
+	node bench/run.mjs --models $(MODELS) $(BENCH_ARGS)
+
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 

@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "core/clock.h"
 #include "core/memory_plan.h"
 
 namespace webnx {
@@ -196,7 +197,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
   return Status::Ok();
 }
 
-Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs) {
+Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs,
+                 std::vector<StepTiming>* profile) {
   if (inputs.size() != input_slots_.size()) {
     return Status(ErrorCode::kInternal, "plan run with the wrong number of inputs");
   }
@@ -204,9 +206,16 @@ Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Ten
     input_slots_[i]->data = inputs[i]->data;
     input_slots_[i]->holder = inputs[i]->holder;
   }
+  if (profile) profile->clear();
   for (Step& step : steps_) {
     RunContext ctx(step.inputs, step.outputs);
+    const double start = profile ? NowMs() : 0;
     Status s = step.kernel->Run(ctx);
+    if (profile) {
+      profile->push_back(StepTiming{step.node->name, step.node->op_type,
+                                    step.outputs.empty() || !step.outputs[0] ? Shape() : step.outputs[0]->shape,
+                                    NowMs() - start});
+    }
     if (!s.ok()) {
       for (Tensor* slot : input_slots_) slot->holder.reset();
       return s;

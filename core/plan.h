@@ -26,6 +26,14 @@ struct ResolvedGraph {
 Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
                     const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs);
 
+// Time of one run step, for session.run(feeds, { profile: true }).
+struct StepTiming {
+  std::string node;
+  std::string op_type;
+  Shape output_shape;
+  double ms = 0;
+};
+
 struct PlanStats {
   size_t graph_nodes = 0;       // nodes in the graph the plan was made from
   size_t run_steps = 0;         // kernels executed per run
@@ -41,7 +49,9 @@ class Plan {
 
   // `inputs[i]` is graph input i with the shape the plan was built for. Output pointers stay
   // valid until the next Run of this plan.
-  Status Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs);
+  // With `profile`, also records each step's wall time.
+  Status Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs,
+             std::vector<StepTiming>* profile = nullptr);
 
   const PlanStats& stats() const { return stats_; }
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }

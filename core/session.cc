@@ -219,12 +219,13 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
   return Status::Ok();
 }
 
-Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs) {
+Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,
+                    std::vector<StepTiming>* profile) {
   std::vector<const Tensor*> ordered;
   WEBNX_RETURN_IF_ERROR(CheckFeeds(feeds, &ordered));
   Plan* plan = nullptr;
   WEBNX_RETURN_IF_ERROR(GetPlan(ordered, &plan));
-  return plan->Run(ordered, outputs);
+  return plan->Run(ordered, outputs, profile);
 }
 
 }  // namespace webnx

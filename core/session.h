@@ -45,7 +45,8 @@ class Session {
 
   // Runs with named feeds (any order; each model input exactly once). The returned tensors
   // point into the session and stay valid until the next Run.
-  Status Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs);
+  Status Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,
+             std::vector<StepTiming>* profile = nullptr);
 
   const SessionStats& stats() const { return stats_; }
 

@@ -47,6 +47,19 @@ export interface SessionStats {
   activationBytes: number;
 }
 
+export interface RunOptions {
+  /** Time every node of the run (see InferenceSession.lastProfile). */
+  profile?: boolean;
+}
+
+export interface NodeTiming {
+  node: string;
+  op: string;
+  ms: number;
+  /** The node's first output shape, e.g. "[1,32,112,112]". */
+  shape: string;
+}
+
 export type ModelSource = string | URL | ArrayBuffer | Uint8Array | Blob;
 
 export class InferenceSession {
@@ -56,7 +69,9 @@ export class InferenceSession {
   readonly inputMetadata: ValueMetadata[];
   readonly outputMetadata: ValueMetadata[];
   readonly stats: SessionStats;
-  run(feeds: Record<string, Tensor>): Promise<Record<string, Tensor>>;
+  /** The per-node timings of the last run made with { profile: true }, else null. */
+  readonly lastProfile: NodeTiming[] | null;
+  run(feeds: Record<string, Tensor>, options?: RunOptions): Promise<Record<string, Tensor>>;
   release(): Promise<void>;
 }
 

@@ -40,6 +40,8 @@ export class InferenceSession {
   #wasm;
   #inputs;
   #outputs;
+  // [{ node, op, ms, shape }] from the last run made with { profile: true }, else null.
+  lastProfile = null;
 
   constructor(runtime, wasm) {
     this.#runtime = runtime;
@@ -73,7 +75,8 @@ export class InferenceSession {
     return this.#wasm.stats();
   }
 
-  async run(feeds) {
+  // options.profile: also time every node; the timings are in session.lastProfile.
+  async run(feeds, options = {}) {
     this.#checkOpen();
     if (feeds === null || typeof feeds !== 'object') {
       throw new WebnxError('InvalidInput', 'run() takes an object mapping input names to Tensors');
@@ -87,7 +90,8 @@ export class InferenceSession {
       const src = tensor.data;
       this.#runtime.HEAPU8.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), ptr);
     }
-    if (this.#wasm.run() !== 0) throw lastWasmError(this.#wasm);
+    if (this.#wasm.run(Boolean(options.profile)) !== 0) throw lastWasmError(this.#wasm);
+    this.lastProfile = options.profile ? this.#wasm.profile() : null;
     const results = {};
     const count = this.#wasm.outputCount();
     for (let i = 0; i < count; i++) {

@@ -77,13 +77,13 @@ class WasmSession {
     return reinterpret_cast<uintptr_t>(st.tensor.data);
   }
 
-  int run() {
+  int run(bool profile) {
     outputs_.clear();
     if (!session_) return Record(Status(ErrorCode::kInvalidArgument, "the session is not loaded"));
     std::vector<NamedTensor> feeds;
     for (auto& kv : staged_) feeds.push_back(NamedTensor{kv.first, kv.second.tensor});
     staged_.clear();  // feeds hold the storage until the run is over
-    return Record(session_->Run(feeds, &outputs_));
+    return Record(session_->Run(feeds, &outputs_, profile ? &profile_ : nullptr));
   }
 
   int outputCount() const { return static_cast<int>(outputs_.size()); }
@@ -111,6 +111,20 @@ class WasmSession {
     return o;
   }
 
+  // [{ node, op, ms, shape }] of the last profiled run.
+  val profile() const {
+    val arr = val::array();
+    for (size_t i = 0; i < profile_.size(); ++i) {
+      val o = val::object();
+      o.set("node", profile_[i].node);
+      o.set("op", profile_[i].op_type);
+      o.set("ms", profile_[i].ms);
+      o.set("shape", ShapeToString(profile_[i].output_shape));
+      arr.set(i, o);
+    }
+    return arr;
+  }
+
   std::string errorCode() const { return ErrorCodeName(last_.code()); }
   std::string errorMessage() const { return last_.message(); }
 
@@ -132,6 +146,7 @@ class WasmSession {
   std::unique_ptr<Session> session_;
   std::map<std::string, Staged> staged_;
   std::vector<const Tensor*> outputs_;
+  std::vector<StepTiming> profile_;
   Status last_;
 };
 
@@ -156,6 +171,7 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("outputPtr", &WasmSession::outputPtr)
       .function("outputBytes", &WasmSession::outputBytes)
       .function("stats", &WasmSession::stats)
+      .function("profile", &WasmSession::profile)
       .function("errorCode", &WasmSession::errorCode)
       .function("errorMessage", &WasmSession::errorMessage)
       .function("release", &WasmSession::release);

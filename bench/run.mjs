@@ -1,0 +1,167 @@
+// Benchmark: webnx vs onnxruntime-web (wasm, 1 thread) vs onnxruntime-node (1 intra-op thread)
+// on the zoo models, same seeded input, outputs checked equal before timing, runs alternating
+// between runtimes. Prints median/p90 latency, load and first-run times, webnx's GFLOP/s and
+// the ratio webnx / onnxruntime-web.
+//
+// usage: node bench/run.mjs [--models build/models] [--only mobilenet_v2,...] [--runs 30]
+//                           [--warmup 5] [--layers]
+import { readFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ortNode from 'onnxruntime-node';
+import * as ortWeb from 'onnxruntime-web';
+import { InferenceSession, Tensor } from '../js/index.mjs';
+import { relativeMaxError, seededFloats } from '../tests/node/helpers.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : fallback;
+};
+const modelsDir = opt('models', path.join(here, '../build/models'));
+const runs = Number(opt('runs', 30));
+const warmup = Number(opt('warmup', 5));
+const showLayers = argv.includes('--layers');
+const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
+  'efficientnet_b0', 'shufflenet_v2_x1_0'];
+const only = opt('only', '') ? opt('only', '').split(',') : ZOO;
+
+ortWeb.env.wasm.numThreads = 1;
+ortWeb.env.wasm.simd = true;
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (pos - lo);
+};
+
+// One runtime behind a common face: load(bytes) -> run(data) -> Float32Array.
+function webnxRuntime() {
+  let s;
+  return {
+    name: 'webnx',
+    async load(bytes) { s = await InferenceSession.create(bytes); },
+    async run(data, dims) {
+      const out = await s.run({ [s.inputNames[0]]: new Tensor('float32', data, dims) });
+      return out[s.outputNames[0]].data;
+    },
+    profile: async (data, dims) => {
+      await s.run({ [s.inputNames[0]]: new Tensor('float32', data, dims) }, { profile: true });
+      return s.lastProfile;
+    },
+    async release() { await s.release(); },
+  };
+}
+
+function ortRuntime(name, ort, options) {
+  let s;
+  return {
+    name,
+    async load(bytes) { s = await ort.InferenceSession.create(bytes, options); },
+    async run(data, dims) {
+      const out = await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', data, dims) });
+      return out[s.outputNames[0]].data;
+    },
+    async release() { await s.release(); },
+  };
+}
+
+const flops = existsSync(path.join(modelsDir, 'flops.json'))
+  ? JSON.parse(await readFile(path.join(modelsDir, 'flops.json'), 'utf8')) : {};
+const wasmBytes = statSync(path.join(here, '../dist/webnx.wasm')).size;
+console.log(`webnx.wasm ${(wasmBytes / 1024).toFixed(1)} KB; ${runs} timed runs after ${warmup} warm-ups, ` +
+  'runtimes alternating, 1 thread each\n');
+
+const rows = [];
+for (const model of only) {
+  const file = path.join(modelsDir, `${model}.onnx`);
+  if (!existsSync(file)) {
+    console.log(`${model}: missing ${file} (make models)`);
+    continue;
+  }
+  const bytes = new Uint8Array(await readFile(file));
+  const dims = [1, 3, 224, 224];
+  const data = seededFloats(3 * 224 * 224, 1235);
+  const runtimes = [webnxRuntime(), ortRuntime('ort-web', ortWeb, { executionProviders: ['wasm'] }),
+    ortRuntime('ort-node', ortNode, { intraOpNumThreads: 1, interOpNumThreads: 1 })];
+  const stats = {};
+  let reference = null;
+  for (const rt of runtimes) {
+    let t = performance.now();
+    await rt.load(bytes.slice());
+    const load = performance.now() - t;
+    t = performance.now();
+    const out = await rt.run(data, dims);
+    const first = performance.now() - t;
+    stats[rt.name] = { load, first, times: [] };
+    if (rt.name === 'ort-node') reference = out;
+    stats[rt.name].out = out;
+  }
+  for (const rt of runtimes) {
+    const err = relativeMaxError(stats[rt.name].out, reference);
+    if (!(err <= 1e-4)) throw new Error(`${model}: ${rt.name} differs from onnxruntime-node by ${err}`);
+    stats[rt.name].err = err;
+  }
+  for (let i = 0; i < warmup; i++) for (const rt of runtimes) await rt.run(data, dims);
+  for (let i = 0; i < runs; i++) {
+    for (const rt of runtimes) {
+      const t = performance.now();
+      await rt.run(data, dims);
+      stats[rt.name].times.push(performance.now() - t);
+    }
+  }
+  if (showLayers && model === only[0]) {
+    const profile = await runtimes[0].profile(data, dims);
+    if (profile) printLayers(model, profile);
+  }
+  for (const rt of runtimes) await rt.release();
+  const row = { model };
+  for (const rt of runtimes) {
+    const s = stats[rt.name];
+    row[rt.name] = { median: quantile(s.times, 0.5), p90: quantile(s.times, 0.9), load: s.load, first: s.first, err: s.err };
+  }
+  row.gflops = flops[`${model}.onnx`] ? flops[`${model}.onnx`] / 1e9 / (row.webnx.median / 1e3) : NaN;
+  rows.push(row);
+  printRow(row);
+}
+
+function printRow(r) {
+  const f = (x) => x.toFixed(2).padStart(8);
+  console.log(`${r.model}`);
+  for (const name of ['webnx', 'ort-web', 'ort-node']) {
+    const s = r[name];
+    console.log(`  ${name.padEnd(9)} median ${f(s.median)} ms  p90 ${f(s.p90)} ms  load ${f(s.load)} ms  ` +
+      `first ${f(s.first)} ms  err ${s.err.toExponential(1)}`);
+  }
+  console.log(`  webnx ${r.gflops.toFixed(1)} GFLOP/s; webnx/ort-web median ${(r.webnx.median / r['ort-web'].median).toFixed(3)}, ` +
+    `load ${(r.webnx.load / r['ort-web'].load).toFixed(3)}; first/median ${(r.webnx.first / r.webnx.median).toFixed(2)}`);
+}
+
+function printLayers(model, profile) {
+  const byOp = new Map();
+  let total = 0;
+  for (const p of profile) {
+    byOp.set(p.op, (byOp.get(p.op) || 0) + p.ms);
+    total += p.ms;
+  }
+  console.log(`${model}: time per op type (one profiled run, ${total.toFixed(2)} ms)`);
+  for (const [op, ms] of [...byOp].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${op.padEnd(20)} ${ms.toFixed(3).padStart(8)} ms  ${(100 * ms / total).toFixed(1).padStart(5)}%`);
+  }
+  console.log(`${model}: slowest nodes`);
+  for (const p of [...profile].sort((a, b) => b.ms - a.ms).slice(0, 15)) {
+    console.log(`  ${p.node.padEnd(40)} ${p.op.padEnd(18)} ${p.ms.toFixed(3).padStart(8)} ms  ${p.shape}`);
+  }
+}
+
+if (rows.length) {
+  console.log('\nsummary (median ms)');
+  console.log('model                 webnx  ort-web  ort-node  webnx/ort-web  GFLOP/s');
+  for (const r of rows) {
+    console.log(`${r.model.padEnd(20)} ${r.webnx.median.toFixed(2).padStart(6)} ${r['ort-web'].median.toFixed(2).padStart(8)} ` +
+      `${r['ort-node'].median.toFixed(2).padStart(9)} ${(r.webnx.median / r['ort-web'].median).toFixed(3).padStart(14)} ${r.gflops.toFixed(1).padStart(8)}`);
+  }
+}
