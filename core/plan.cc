@@ -73,7 +73,8 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
 }
 
 Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
-                   const std::vector<Shape>& input_shapes, std::unique_ptr<Plan>* out) {
+                   const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
+                   std::unique_ptr<Plan>* out) {
   const Graph& graph = rg.graph;
   auto plan = std::unique_ptr<Plan>(new Plan());
   plan->stats_.graph_nodes = graph.nodes.size();
@@ -82,12 +83,18 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
   for (const auto& kv : graph.initializers) {
     known[kv.first] = PlannedValue{kv.second.dtype, kv.second.shape, &kv.second};
   }
+  plan->specialized_inputs_.resize(graph.inputs.size());
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const ValueInfo& in = graph.inputs[i];
     Tensor& slot = plan->values_[in.name];
-    slot = Tensor::Borrow(in.dtype, input_shapes[i], nullptr);  // bound to caller data per run
+    slot = Tensor::Borrow(in.dtype, inputs[i]->shape, nullptr);  // bound to caller data per run
     plan->input_slots_.push_back(&slot);
-    known[in.name] = PlannedValue{in.dtype, input_shapes[i], nullptr};
+    const Tensor* value = nullptr;
+    if (specialize[i]) {
+      WEBNX_RETURN_IF_ERROR(inputs[i]->Clone(&plan->specialized_inputs_[i]));
+      value = &plan->specialized_inputs_[i];
+    }
+    known[in.name] = PlannedValue{in.dtype, inputs[i]->shape, value};
   }
 
   // Activation buffers for the memory plan; views share their source's buffer.

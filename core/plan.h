@@ -43,9 +43,12 @@ struct PlanStats {
 
 class Plan {
  public:
-  // `input_shapes[i]` is the concrete shape of graph input i (already validated).
+  // `inputs[i]` is graph input i (already validated): its shape always, and its contents too
+  // when `specialize[i]` is set — small integer inputs (shapes, axes, pads fed at run time)
+  // are then evaluated on the host like constants, and the plan is only valid for them.
   static Status Build(const ResolvedGraph& rg, const OpRegistry& registry,
-                      const std::vector<Shape>& input_shapes, std::unique_ptr<Plan>* out);
+                      const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
+                      std::unique_ptr<Plan>* out);
 
   // `inputs[i]` is graph input i with the shape the plan was built for. Output pointers stay
   // valid until the next Run of this plan.
@@ -64,6 +67,7 @@ class Plan {
     std::vector<Tensor*> outputs;
   };
   std::unordered_map<std::string, Tensor> values_;  // node-based: pointers stay valid
+  std::vector<Tensor> specialized_inputs_;  // copies of inputs the plan was specialised on
   std::vector<Tensor*> input_slots_;
   std::vector<const Tensor*> output_slots_;
   std::vector<Shape> output_shapes_;

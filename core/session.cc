@@ -193,12 +193,25 @@ Status Session::CheckFeeds(const std::vector<NamedTensor>& feeds,
   return Status::Ok();
 }
 
+// Integer inputs this small are shape-like (a target shape, axes, pads, a count): plans are
+// specialised on their contents so that shape math on them happens at plan time.
+constexpr int64_t kMaxSpecializedElements = 64;
+
+static bool SpecializeOnContents(const Tensor& t) {
+  return t.dtype != DType::kFloat32 && t.numel() <= kMaxSpecializedElements;
+}
+
 Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) {
   std::string key;
-  std::vector<Shape> shapes;
+  std::vector<bool> specialize;
   for (const Tensor* t : ordered) {
-    key += ShapeToString(t->shape) + ";";
-    shapes.push_back(t->shape);
+    key += ShapeToString(t->shape);
+    specialize.push_back(SpecializeOnContents(*t));
+    if (specialize.back()) {
+      key += "=";
+      for (int64_t i = 0; i < t->numel(); ++i) key += std::to_string(t->IntAt(i)) + ",";
+    }
+    key += ";";
   }
   for (auto it = plans_.begin(); it != plans_.end(); ++it) {
     if (it->first == key) {
@@ -210,7 +223,7 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
     }
   }
   std::unique_ptr<Plan> fresh;
-  WEBNX_RETURN_IF_ERROR(Plan::Build(rg_, OpRegistry::Default(), shapes, &fresh));
+  WEBNX_RETURN_IF_ERROR(Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, &fresh));
   ++stats_.plans_built;
   plans_.emplace_front(key, std::move(fresh));
   while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
