@@ -87,6 +87,11 @@ class Kernel {
   // or -1. A view's Run points output 0 at that input's data instead of copying; the planner
   // then keeps that storage alive for as long as the view is used.
   virtual int OutputAliasesInput() const { return -1; }
+  // True for an elementwise clamp of input 0 to [lo, hi] (Relu, Clip with known bounds), which
+  // the planner may fold into the epilogue of the kernel producing that input.
+  virtual bool IsClamp(float* lo, float* hi) const { return false; }
+  // Asks the kernel to clamp output 0 to [lo, hi] in its epilogue; true when it will.
+  virtual bool FuseClamp(float lo, float hi) { return false; }
 };
 
 }  // namespace webnx

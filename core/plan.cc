@@ -55,6 +55,24 @@ Status RunKernel(const Node& node, Kernel& kernel, std::vector<const Tensor*> in
 
 }  // namespace
 
+bool Plan::TryFuseClamp(const Node& node, const Kernel& kernel,
+                        const std::vector<PlannedValue>& outputs,
+                        const std::unordered_map<std::string, int>& readers,
+                        const std::unordered_map<std::string, int>& first_output_of_step,
+                        Plan* plan) {
+  float lo = 0, hi = 0;
+  if (node.inputs.empty() || node.outputs.size() != 1 || !kernel.IsClamp(&lo, &hi)) return false;
+  const std::string& source = node.inputs[0];
+  auto producer = first_output_of_step.find(source);
+  auto count = readers.find(source);
+  if (producer == first_output_of_step.end() || count == readers.end() || count->second != 1) {
+    return false;  // other readers need the unclamped values
+  }
+  const Tensor* produced = plan->steps_[producer->second].outputs[0];
+  if (produced->dtype != outputs[0].dtype || produced->shape != outputs[0].shape) return false;
+  return plan->steps_[producer->second].kernel->FuseClamp(lo, hi);
+}
+
 Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
                     const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs) {
   std::vector<PlannedValue> planned(inputs.size());
@@ -101,6 +119,12 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
   std::vector<BufferLifetime> buffers;
   std::vector<std::vector<Tensor*>> buffer_tensors;
   std::unordered_map<std::string, int> buffer_of;
+  // Readers of each value (graph outputs count as one), and the step producing its output 0.
+  std::unordered_map<std::string, int> readers;
+  for (const Node& node : graph.nodes)
+    for (const auto& name : node.inputs) ++readers[name];
+  for (const auto& out : graph.outputs) ++readers[out.name];
+  std::unordered_map<std::string, int> first_output_of_step;
 
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
@@ -142,6 +166,19 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       continue;
     }
 
+    if (TryFuseClamp(node, *kernel, out_planned, readers, first_output_of_step, plan.get())) {
+      // The clamp happens in the producer's epilogue: this node's output is that buffer.
+      const std::string& source = node.inputs[0];
+      Tensor& slot = plan->values_[node.outputs[0]];
+      slot = Tensor::Borrow(out_planned[0].dtype, out_planned[0].shape, nullptr);
+      known[node.outputs[0]] = PlannedValue{slot.dtype, slot.shape, nullptr};
+      const int b = buffer_of.at(source);
+      buffer_of[node.outputs[0]] = b;
+      buffer_tensors[b].push_back(&slot);
+      ++plan->stats_.fused_nodes;
+      continue;
+    }
+
     const int step_index = static_cast<int>(plan->steps_.size());
     Step step{&node, std::move(kernel), {}, {}};
     for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -173,6 +210,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
         if (b != buffer_of.end()) buffer_of[name] = b->second;
         continue;
       }
+      if (i == 0) first_output_of_step[name] = step_index;
       buffer_of[name] = static_cast<int>(buffers.size());
       buffers.push_back(BufferLifetime{slot.nbytes(), step_index, step_index});
       buffer_tensors.push_back({&slot});

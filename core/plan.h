@@ -38,6 +38,7 @@ struct PlanStats {
   size_t graph_nodes = 0;       // nodes in the graph the plan was made from
   size_t run_steps = 0;         // kernels executed per run
   size_t folded_nodes = 0;      // nodes evaluated at plan time
+  size_t fused_nodes = 0;       // clamps folded into the producing kernel's epilogue
   size_t activation_bytes = 0;  // size of the activation arena
 };
 
@@ -60,6 +61,12 @@ class Plan {
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
 
  private:
+  static bool TryFuseClamp(const Node& node, const Kernel& kernel,
+                           const std::vector<PlannedValue>& outputs,
+                           const std::unordered_map<std::string, int>& readers,
+                           const std::unordered_map<std::string, int>& first_output_of_step,
+                           Plan* plan);
+
   struct Step {
     const Node* node;
     std::unique_ptr<Kernel> kernel;

@@ -44,6 +44,7 @@ export interface SessionStats {
   graphNodes: number;
   runSteps: number;
   foldedNodes: number;
+  fusedNodes: number;
   activationBytes: number;
 }
 
