@@ -1,8 +1,318 @@
-// PLACEHOLDER: to be written.
+// Conv over 1-3 spatial dims (NCW, NCHW, NCDHW). Three strategies:
+//  - one input channel per group (depthwise, or a single-channel input): direct accumulation of
+//    each kernel tap into output rows;
+//  - 1x1, stride 1, no padding: the input already is the GEMM's right-hand matrix;
+//  - otherwise im2col into a scratch buffer, a band of output rows at a time, then GEMM.
+// 1-D and 2-D inputs run through the 3-D loops with leading unit axes.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm_ref.h"
+#include "kernels/nn_common.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
+namespace {
 
-void RegisterConvKernels(OpRegistry& r) {}
+constexpr size_t kMaxSpatialRank = 3;
+// im2col works on bands of output rows whose column matrix stays near this size (1 MiB).
+constexpr int64_t kColBudgetFloats = int64_t{1} << 18;
+
+// Floor division for a positive divisor and any sign of numerator.
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+int64_t CeilDiv(int64_t a, int64_t b) {
+  return -FloorDiv(-a, b);
+}
+
+// For each tap kw of the innermost axis, the outputs [lo, hi) whose input lies inside [0, in).
+struct TapSpan {
+  int64_t offset = 0;  // input index = o * stride + offset
+  int64_t lo = 0, hi = 0;
+};
+
+std::vector<TapSpan> InnerTapSpans(const nn::WindowAxis& axis) {
+  std::vector<TapSpan> spans(axis.kernel);
+  for (int64_t k = 0; k < axis.kernel; ++k) {
+    TapSpan& s = spans[k];
+    s.offset = k * axis.dilation - axis.pad_begin;
+    s.lo = std::clamp<int64_t>(CeilDiv(-s.offset, axis.stride), 0, axis.out);
+    s.hi = std::clamp<int64_t>(CeilDiv(axis.in - s.offset, axis.stride), s.lo, axis.out);
+  }
+  return spans;
+}
+
+enum class ConvPath { kBiasOnly, kDirect, kPointwise, kIm2Col };
+
+class ConvKernel : public Kernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kFloat32}));
+    has_bias_ = ctx.has_input(2);
+    if (has_bias_) WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(2, {DType::kFloat32}));
+    WEBNX_RETURN_IF_ERROR(PlanChannels(ctx));
+
+    const Shape& x = ctx.shape(0);
+    const Shape& w = ctx.shape(1);
+    const size_t spatial_rank = x.size() - 2;
+    nn::WindowOptions options;
+    options.inferred_kernel.assign(w.begin() + 2, w.end());
+    nn::WindowAttrs window;
+    WEBNX_RETURN_IF_ERROR(nn::ReadWindowAttrs(ctx, spatial_rank, options, &window));
+    if (window.kernel != options.inferred_kernel) {
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "attribute 'kernel_shape' " + nn::IntsToString(window.kernel) +
+                           " does not match the spatial dims of W " + ShapeToString(w));
+    }
+    std::vector<nn::WindowAxis> axes;
+    WEBNX_RETURN_IF_ERROR(nn::ComputeWindowAxes(ctx, Shape(x.begin() + 2, x.end()), window, &axes));
+    Shape out = {x[0], out_channels_};
+    for (const nn::WindowAxis& a : axes) out.push_back(a.out);
+    WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, out, "output"));
+    ctx.SetOutput(0, DType::kFloat32, out);
+
+    // From here on sizes are bounded by tensors that really exist: a non-empty output means
+    // N, M and every output dim are positive, and a non-empty W bounds the kernel.
+    col_ = Tensor();
+    inner_spans_.clear();
+    skip_run_ = nn::DimProduct(out, 0, out.size()) == 0;
+    if (skip_run_) return Status::Ok();
+    axes_ = nn::PadAxesFront(axes, kMaxSpatialRank);
+    batch_ = x[0];
+    out_plane_ = nn::DimProduct(out, 2, out.size());
+    if (group_in_ == 0) {
+      path_ = ConvPath::kBiasOnly;  // no input channels: the output is the bias
+      in_plane_ = kernel_size_ = 0;
+      return Status::Ok();
+    }
+    in_plane_ = nn::DimProduct(x, 2, x.size());
+    kernel_size_ = nn::DimProduct(w, 2, w.size());
+    inner_spans_ = InnerTapSpans(axes_[2]);
+    return PlanPath(ctx);
+  }
+
+  Status Run(RunContext& ctx) override {
+    const float* x = ctx.input(0).ptr<float>();
+    const float* w = ctx.input(1).ptr<float>();
+    const float* bias = has_bias_ ? ctx.input(2).ptr<float>() : nullptr;
+    float* y = ctx.output(0).ptr<float>();
+    if (skip_run_) return Status::Ok();
+    for (int64_t n = 0; n < batch_; ++n) {
+      for (int64_t g = 0; g < groups_; ++g) {
+        const float* xg = x + (n * in_channels_ + g * group_in_) * in_plane_;
+        const float* wg = w + g * group_out_ * group_in_ * kernel_size_;
+        float* yg = y + (n * out_channels_ + g * group_out_) * out_plane_;
+        for (int64_t m = 0; m < group_out_; ++m) {
+          const float init = bias ? bias[g * group_out_ + m] : 0.f;
+          std::fill(yg + m * out_plane_, yg + (m + 1) * out_plane_, init);
+        }
+        switch (path_) {
+          case ConvPath::kBiasOnly:
+            break;
+          case ConvPath::kDirect:
+            RunDirect(xg, wg, yg);
+            break;
+          case ConvPath::kPointwise:
+            GemmRef(false, false, group_out_, out_plane_, group_in_, 1.f, wg, group_in_, xg,
+                    out_plane_, 1.f, yg, out_plane_);
+            break;
+          case ConvPath::kIm2Col:
+            RunIm2Col(xg, wg, yg);
+            break;
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // Checks X [N, C, ...], W [M, C/group, k...], B [M] and the group count.
+  Status PlanChannels(PlanContext& ctx) {
+    const Shape& x = ctx.shape(0);
+    const Shape& w = ctx.shape(1);
+    if (x.size() < 3) {
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "input X " + ShapeToString(x) + " must have rank >= 3 (N, C, spatial...)");
+    }
+    if (x.size() > 2 + kMaxSpatialRank) {
+      return ctx.Error(ErrorCode::kUnsupportedOperator,
+                       "only 1-3 spatial dims are supported, X is " + ShapeToString(x));
+    }
+    if (w.size() != x.size()) {
+      return ctx.Error(
+          ErrorCode::kShapeMismatch,
+          "weight W " + ShapeToString(w) + " must have the rank of X " + ShapeToString(x));
+    }
+    groups_ = ctx.attrs().Int("group", 1);
+    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    in_channels_ = x[1];
+    out_channels_ = w[0];
+    if (groups_ < 1 || in_channels_ % groups_ != 0 || out_channels_ % groups_ != 0) {
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "attribute 'group' = " + std::to_string(groups_) +
+                           " must be >= 1 and divide the input channels (" +
+                           std::to_string(in_channels_) + ") and output channels (" +
+                           std::to_string(out_channels_) + ")");
+    }
+    group_in_ = in_channels_ / groups_;
+    group_out_ = out_channels_ / groups_;
+    if (w[1] != group_in_) {
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "weight W " + ShapeToString(w) + " should have " +
+                           std::to_string(group_in_) + " input channels per group (X has " +
+                           std::to_string(in_channels_) + " channels, group " +
+                           std::to_string(groups_) + ")");
+    }
+    int64_t kernel_numel = 0;
+    if (!ShapeNumel(Shape(w.begin() + 2, w.end()), &kernel_numel)) {
+      return ctx.Error(ErrorCode::kShapeMismatch, "weight W " + ShapeToString(w) + " is invalid");
+    }
+    if (has_bias_ && (ctx.shape(2).size() != 1 || ctx.shape(2)[0] != out_channels_)) {
+      return ctx.Error(ErrorCode::kShapeMismatch, "bias B " + ShapeToString(ctx.shape(2)) +
+                                                      " should be [" +
+                                                      std::to_string(out_channels_) + "]");
+    }
+    return Status::Ok();
+  }
+
+  Status PlanPath(const PlanContext& ctx) {
+    const bool pointwise = std::all_of(axes_.begin(), axes_.end(), [](const nn::WindowAxis& a) {
+      return a.kernel == 1 && a.stride == 1 && a.pad_begin == 0 && a.pad_end == 0;
+    });
+    if (group_in_ == 1) {
+      path_ = ConvPath::kDirect;
+    } else if (pointwise) {
+      path_ = ConvPath::kPointwise;
+    } else {
+      path_ = ConvPath::kIm2Col;
+    }
+    if (path_ != ConvPath::kIm2Col) return Status::Ok();
+
+    // Rows of the column matrix: one per (input channel, kernel tap).
+    if (!ShapeNumel({group_in_, kernel_size_}, &col_rows_)) {
+      return ctx.Error(ErrorCode::kOutOfMemory, "im2col buffer size overflows");
+    }
+    const int64_t out_rows = axes_[0].out * axes_[1].out;
+    const int64_t row_cols = axes_[2].out;
+    band_rows_ = std::clamp<int64_t>(kColBudgetFloats / col_rows_ / row_cols, 1, out_rows);
+    return Tensor::Allocate(DType::kFloat32, {col_rows_, band_rows_ * row_cols}, &col_);
+  }
+
+  // One input channel per group: each output channel m accumulates its kernel taps over the
+  // single input plane of its group, a contiguous output row at a time.
+  void RunDirect(const float* xg, const float* wg, float* yg) const {
+    const nn::WindowAxis& ad = axes_[0];
+    const nn::WindowAxis& ah = axes_[1];
+    const nn::WindowAxis& aw = axes_[2];
+    for (int64_t m = 0; m < group_out_; ++m) {
+      const float* wm = wg + m * kernel_size_;
+      float* ym = yg + m * out_plane_;
+      for (int64_t od = 0; od < ad.out; ++od) {
+        int64_t kd_lo, kd_hi;
+        ad.ValidTaps(od, &kd_lo, &kd_hi);
+        for (int64_t oh = 0; oh < ah.out; ++oh) {
+          int64_t kh_lo, kh_hi;
+          ah.ValidTaps(oh, &kh_lo, &kh_hi);
+          float* yrow = ym + (od * ah.out + oh) * aw.out;
+          for (int64_t kd = kd_lo; kd < kd_hi; ++kd) {
+            const int64_t id = ad.start(od) + kd * ad.dilation;
+            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+              const int64_t ih = ah.start(oh) + kh * ah.dilation;
+              const float* xrow = xg + (id * ah.in + ih) * aw.in;
+              const float* wtaps = wm + (kd * ah.kernel + kh) * aw.kernel;
+              AccumulateRow(xrow, wtaps, yrow);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // yrow[o] += sum over taps k of w[k] * xrow[o * stride + offset_k], for in-range inputs.
+  void AccumulateRow(const float* xrow, const float* wtaps, float* yrow) const {
+    const int64_t stride = axes_[2].stride;
+    for (size_t k = 0; k < inner_spans_.size(); ++k) {
+      const TapSpan& s = inner_spans_[k];
+      const float wv = wtaps[k];
+      if (stride == 1) {
+        const float* src = xrow + s.offset;
+        for (int64_t o = s.lo; o < s.hi; ++o) yrow[o] += wv * src[o];
+      } else {
+        for (int64_t o = s.lo; o < s.hi; ++o) yrow[o] += wv * xrow[o * stride + s.offset];
+      }
+    }
+  }
+
+  void RunIm2Col(const float* xg, const float* wg, float* yg) {
+    const int64_t out_rows = axes_[0].out * axes_[1].out;
+    const int64_t row_cols = axes_[2].out;
+    float* col = col_.ptr<float>();
+    for (int64_t r0 = 0; r0 < out_rows; r0 += band_rows_) {
+      const int64_t r1 = std::min(out_rows, r0 + band_rows_);
+      const int64_t cols = (r1 - r0) * row_cols;
+      Im2ColBand(xg, r0, r1, col);
+      GemmRef(false, false, group_out_, cols, col_rows_, 1.f, wg, col_rows_, col, cols, 1.f,
+              yg + r0 * row_cols, out_plane_);
+    }
+  }
+
+  // Fills col[(c, kd, kh, kw), p] for the output rows [r0, r1) of the (od, oh) grid, where p
+  // runs over those rows' output positions; padding reads as zero.
+  void Im2ColBand(const float* xg, int64_t r0, int64_t r1, float* col) const {
+    const nn::WindowAxis& ad = axes_[0];
+    const nn::WindowAxis& ah = axes_[1];
+    const nn::WindowAxis& aw = axes_[2];
+    const int64_t cols = (r1 - r0) * aw.out;
+    float* dst = col;
+    for (int64_t c = 0; c < group_in_; ++c) {
+      const float* xc = xg + c * in_plane_;
+      for (int64_t kd = 0; kd < ad.kernel; ++kd) {
+        for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+          for (int64_t kw = 0; kw < aw.kernel; ++kw, dst += cols) {
+            const TapSpan& s = inner_spans_[kw];
+            for (int64_t r = r0; r < r1; ++r) {
+              const int64_t id = ad.start(r / ah.out) + kd * ad.dilation;
+              const int64_t ih = ah.start(r % ah.out) + kh * ah.dilation;
+              float* seg = dst + (r - r0) * aw.out;
+              if (id < 0 || id >= ad.in || ih < 0 || ih >= ah.in) {
+                std::fill(seg, seg + aw.out, 0.f);
+                continue;
+              }
+              const float* xrow = xc + (id * ah.in + ih) * aw.in;
+              std::fill(seg, seg + s.lo, 0.f);
+              for (int64_t o = s.lo; o < s.hi; ++o) seg[o] = xrow[o * aw.stride + s.offset];
+              std::fill(seg + s.hi, seg + aw.out, 0.f);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  bool has_bias_ = false;
+  int64_t groups_ = 1;
+  int64_t batch_ = 0;
+  int64_t in_channels_ = 0, out_channels_ = 0;
+  int64_t group_in_ = 0, group_out_ = 0;  // channels per group
+  std::vector<nn::WindowAxis> axes_;      // exactly 3: (depth, height, width)
+  int64_t in_plane_ = 0, out_plane_ = 0;  // spatial sizes
+  int64_t kernel_size_ = 0;               // taps per (output, input) channel pair
+  std::vector<TapSpan> inner_spans_;      // per innermost-axis tap
+  ConvPath path_ = ConvPath::kIm2Col;
+  bool skip_run_ = false;  // empty output
+  int64_t col_rows_ = 0;   // group_in_ * kernel_size_
+  int64_t band_rows_ = 0;  // output rows per im2col band
+  Tensor col_;             // im2col scratch: col_rows_ x (band_rows_ * output width)
+};
+
+}  // namespace
+
+void RegisterConvKernels(OpRegistry& r) {
+  r.Register("", "Conv", {1, 11, 22}, [] { return std::make_unique<ConvKernel>(); });
+}
 
 }  // namespace webnx

@@ -1,8 +1,346 @@
-// PLACEHOLDER: to be written.
+// The Reduce* family. Axes come from the 'axes' attribute, or from the optional second input
+// (ReduceSum from version 13, the others from 18), which must then be known at plan time.
+// Float reductions accumulate in double; integer ones in int64.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/nn_common.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
+namespace {
 
-void RegisterReduceKernels(OpRegistry& r) {}
+enum class ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+bool AllowsIntegers(ReduceOp op) {
+  return op == ReduceOp::kSum || op == ReduceOp::kMax || op == ReduceOp::kMin ||
+         op == ReduceOp::kProd;
+}
+
+class ReduceKernel : public Kernel {
+ public:
+  explicit ReduceKernel(ReduceOp op) : op_(op) {}
+
+  Status Plan(PlanContext& ctx) override {
+    const int version = ctx.since_version();
+    const bool axes_from_input = version >= (op_ == ReduceOp::kSum ? 13 : 18);
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, axes_from_input ? 2 : 1));
+    WEBNX_RETURN_IF_ERROR(CheckDType(ctx));
+    dtype_ = ctx.dtype(0);
+
+    Attrs& attrs = ctx.attrs();
+    const bool keepdims = attrs.Int("keepdims", 1) != 0;
+    const bool noop_with_empty_axes = axes_from_input && attrs.Int("noop_with_empty_axes", 0) != 0;
+    WEBNX_RETURN_IF_ERROR(attrs.status());
+    std::vector<int64_t> axes;
+    WEBNX_RETURN_IF_ERROR(ReadAxes(ctx, axes_from_input, &axes));
+
+    const Shape& x = ctx.shape(0);
+    const int64_t rank = static_cast<int64_t>(x.size());
+    identity_ = axes.empty() && noop_with_empty_axes;
+    std::vector<bool> reduced(x.size(), axes.empty() && !identity_);
+    for (int64_t a : axes) {
+      int64_t axis = 0;
+      if (!nn::NormalizeAxis(a, rank, &axis)) {
+        return ctx.Error(ErrorCode::kMalformedModel, "axis " + std::to_string(a) +
+                                                         " is out of range for input of shape " +
+                                                         ShapeToString(x));
+      }
+      if (reduced[axis]) {
+        return ctx.Error(ErrorCode::kMalformedModel,
+                         "axis " + std::to_string(a) + " is listed more than once in 'axes'");
+      }
+      reduced[axis] = true;
+    }
+
+    Shape out, reduced_dims;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!reduced[i]) {
+        out.push_back(x[i]);
+      } else {
+        reduced_dims.push_back(x[i]);
+        if (keepdims) out.push_back(1);
+      }
+    }
+    WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, out, "output"));
+    ctx.SetOutput(0, dtype_, out);
+    reduce_count_ = nn::DimProduct(reduced_dims, 0, reduced_dims.size());
+    in_numel_ = nn::DimProduct(x, 0, x.size());
+    out_numel_ = nn::DimProduct(out, 0, out.size());
+    CollapseDims(x, reduced);
+    // One 8-byte accumulator per output; LogSumExp keeps its per-output shifts after them.
+    acc_ = Tensor();
+    if (identity_) return Status::Ok();
+    const int64_t slots = op_ == ReduceOp::kLogSumExp ? 2 * out_numel_ : out_numel_;
+    return Tensor::Allocate(DType::kInt64, {slots}, &acc_);
+  }
+
+  Status Run(RunContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    if (identity_) {
+      if (x.nbytes()) std::memcpy(y.data, x.data, x.nbytes());
+      return Status::Ok();
+    }
+    switch (dtype_) {
+      case DType::kFloat32:
+        ReduceFloat(x.ptr<float>(), y.ptr<float>());
+        break;
+      case DType::kInt64:
+        ReduceInt(x.ptr<int64_t>(), y.ptr<int64_t>());
+        break;
+      case DType::kInt32:
+        ReduceInt(x.ptr<int32_t>(), y.ptr<int32_t>());
+        break;
+      case DType::kBool:
+        ReduceInt(x.ptr<bool>(), y.ptr<bool>());
+        break;
+      case DType::kUndefined:
+        return Status(ErrorCode::kInternal, "reduce: undefined dtype");
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status CheckDType(const PlanContext& ctx) const {
+    if (op_ == ReduceOp::kMax || op_ == ReduceOp::kMin) {
+      if (ctx.since_version() >= 20) {
+        return ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
+      }
+    }
+    if (AllowsIntegers(op_)) {
+      return ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64});
+    }
+    return ctx.ExpectDType(0, {DType::kFloat32});
+  }
+
+  Status ReadAxes(PlanContext& ctx, bool from_input, std::vector<int64_t>* axes) const {
+    if (!from_input) {
+      *axes = ctx.attrs().Ints("axes", {});
+      return ctx.attrs().status();
+    }
+    if (ctx.attrs().Has("axes")) {
+      return ctx.Error(ErrorCode::kMalformedModel,
+                       "attribute 'axes' is not allowed at this version; axes are input 1");
+    }
+    axes->clear();
+    if (!ctx.has_input(1)) return Status::Ok();
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt64}));
+    const Shape& shape = ctx.shape(1);
+    if (shape.size() > 1) {
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "input 'axes' must be 1-D, got shape " + ShapeToString(shape));
+    }
+    const int64_t count = shape.empty() ? 1 : shape[0];
+    if (count == 0) return Status::Ok();
+    const Tensor* value = ctx.constant(1);
+    if (value == nullptr) {
+      return ctx.Error(ErrorCode::kUnsupportedOperator,
+                       "input 'axes' must be known when the model is planned (an initializer or "
+                       "computed from shapes)");
+    }
+    for (int64_t i = 0; i < count; ++i) axes->push_back(value->IntAt(i));
+    return Status::Ok();
+  }
+
+  // Drops unit dims and merges neighbours that are both reduced or both kept, so the walk
+  // runs over as few, as long, dims as possible.
+  void CollapseDims(const Shape& x, const std::vector<bool>& reduced) {
+    dims_.clear();
+    dim_reduced_.clear();
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i] == 1) continue;
+      if (!dims_.empty() && dim_reduced_.back() == reduced[i]) {
+        dims_.back() *= x[i];
+      } else {
+        dims_.push_back(x[i]);
+        dim_reduced_.push_back(reduced[i]);
+      }
+    }
+    if (dims_.empty()) {
+      dims_.push_back(1);
+      dim_reduced_.push_back(false);
+    }
+    out_strides_.assign(dims_.size(), 0);
+    int64_t stride = 1;
+    for (size_t i = dims_.size(); i-- > 0;) {
+      if (!dim_reduced_[i]) {
+        out_strides_[i] = stride;
+        stride *= dims_[i];
+      }
+    }
+    index_.assign(dims_.size(), 0);
+  }
+
+  // Visits the input in memory order; acc[o] = combine(acc[o], value(x, o)) where o is the
+  // element's output position.
+  template <typename In, typename Acc, typename Value, typename Combine>
+  void Walk(const In* x, Acc* acc, Value value, Combine combine) {
+    if (in_numel_ == 0) return;
+    const size_t last = dims_.size() - 1;
+    const int64_t inner = dims_[last];
+    const bool inner_reduced = dim_reduced_[last];
+    std::fill(index_.begin(), index_.end(), 0);
+    int64_t out = 0;
+    for (int64_t base = 0; base < in_numel_; base += inner) {
+      const In* row = x + base;
+      if (inner_reduced) {
+        Acc a = acc[out];
+        for (int64_t i = 0; i < inner; ++i) a = combine(a, value(row[i], out));
+        acc[out] = a;
+      } else {
+        for (int64_t i = 0; i < inner; ++i)
+          acc[out + i] = combine(acc[out + i], value(row[i], out + i));
+      }
+      // Odometer step over the outer dims.
+      for (size_t d = last; d-- > 0;) {
+        out += out_strides_[d];
+        if (++index_[d] < dims_[d]) break;
+        out -= out_strides_[d] * dims_[d];
+        index_[d] = 0;
+      }
+    }
+  }
+
+  // The accumulators live in untyped heap memory, which may as well hold doubles.
+  double* FloatAcc() { return static_cast<double*>(acc_.data); }
+  double* Shifts() { return FloatAcc() + out_numel_; }
+
+  void ReduceFloat(const float* x, float* y) {
+    double* acc = FloatAcc();
+    double* acc_end = acc + out_numel_;
+    const double inf = std::numeric_limits<double>::infinity();
+    auto add = [](double a, double b) { return a + b; };
+    auto plain = [](float v, int64_t) { return static_cast<double>(v); };
+    switch (op_) {
+      case ReduceOp::kMax:
+        // NaN propagates, as in numpy.
+        std::fill(acc, acc_end, -inf);
+        Walk(x, acc, plain, [](double a, double b) { return a > b || a != a ? a : b; });
+        break;
+      case ReduceOp::kMin:
+        std::fill(acc, acc_end, inf);
+        Walk(x, acc, plain, [](double a, double b) { return a < b || a != a ? a : b; });
+        break;
+      case ReduceOp::kProd:
+        std::fill(acc, acc_end, 1.0);
+        Walk(x, acc, plain, [](double a, double b) { return a * b; });
+        break;
+      case ReduceOp::kSum:
+      case ReduceOp::kMean:
+      case ReduceOp::kLogSum:
+        std::fill(acc, acc_end, 0.0);
+        Walk(x, acc, plain, add);
+        break;
+      case ReduceOp::kL1:
+        std::fill(acc, acc_end, 0.0);
+        Walk(
+            x, acc, [](float v, int64_t) { return std::fabs(static_cast<double>(v)); }, add);
+        break;
+      case ReduceOp::kL2:
+      case ReduceOp::kSumSquare:
+        std::fill(acc, acc_end, 0.0);
+        Walk(
+            x, acc, [](float v, int64_t) { return static_cast<double>(v) * v; }, add);
+        break;
+      case ReduceOp::kLogSumExp: {
+        // Shift by the max so exp() cannot overflow; an infinite or empty max shifts by 0.
+        double* shift = Shifts();
+        std::fill(acc, acc_end, -inf);
+        Walk(x, acc, plain, [](double a, double b) { return a > b ? a : b; });
+        for (int64_t o = 0; o < out_numel_; ++o) shift[o] = std::isfinite(acc[o]) ? acc[o] : 0.0;
+        std::fill(acc, acc_end, 0.0);
+        Walk(
+            x, acc, [shift](float v, int64_t o) { return std::exp(v - shift[o]); }, add);
+        break;
+      }
+    }
+    for (int64_t o = 0; o < out_numel_; ++o) y[o] = static_cast<float>(Finalize(acc[o], o));
+  }
+
+  double Finalize(double a, int64_t o) {
+    switch (op_) {
+      case ReduceOp::kMean:
+        return a / static_cast<double>(reduce_count_);
+      case ReduceOp::kL2:
+        return std::sqrt(a);
+      case ReduceOp::kLogSum:
+        return std::log(a);
+      case ReduceOp::kLogSumExp:
+        return std::log(a) + Shifts()[o];
+      default:
+        return a;
+    }
+  }
+
+  // Sum, Prod, Max and Min of int32/int64 (wrapping like the output type) and Max/Min of bool.
+  template <typename T>
+  void ReduceInt(const T* x, T* y) {
+    int64_t* acc = acc_.ptr<int64_t>();
+    int64_t* acc_end = acc + out_numel_;
+    auto plain = [](T v, int64_t) { return static_cast<int64_t>(v); };
+    switch (op_) {
+      case ReduceOp::kMax:
+        std::fill(acc, acc_end, static_cast<int64_t>(std::numeric_limits<T>::lowest()));
+        Walk(x, acc, plain, [](int64_t a, int64_t b) { return std::max(a, b); });
+        break;
+      case ReduceOp::kMin:
+        std::fill(acc, acc_end, static_cast<int64_t>(std::numeric_limits<T>::max()));
+        Walk(x, acc, plain, [](int64_t a, int64_t b) { return std::min(a, b); });
+        break;
+      case ReduceOp::kProd:
+        std::fill(acc, acc_end, 1);
+        Walk(x, acc, plain, [](int64_t a, int64_t b) {
+          return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+        });
+        break;
+      default:  // kSum; Plan admits no other integer op
+        std::fill(acc, acc_end, 0);
+        Walk(x, acc, plain, [](int64_t a, int64_t b) {
+          return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+        });
+        break;
+    }
+    for (int64_t o = 0; o < out_numel_; ++o) y[o] = static_cast<T>(acc[o]);
+  }
+
+  ReduceOp op_;
+  DType dtype_ = DType::kFloat32;
+  bool identity_ = false;  // noop_with_empty_axes with no axes
+  int64_t in_numel_ = 0, out_numel_ = 0;
+  int64_t reduce_count_ = 1;  // input elements per output element
+  // The input's dims after collapsing, whether each is reduced, and its output stride
+  // (0 when reduced).
+  std::vector<int64_t> dims_;
+  std::vector<bool> dim_reduced_;
+  std::vector<int64_t> out_strides_;
+  std::vector<int64_t> index_;  // walk odometer
+  Tensor acc_;  // out_numel_ accumulators (double for float input, int64 otherwise) [+ shifts]
+};
+
+template <ReduceOp op>
+std::unique_ptr<Kernel> MakeReduce() {
+  return std::make_unique<ReduceKernel>(op);
+}
+
+}  // namespace
+
+void RegisterReduceKernels(OpRegistry& r) {
+  const std::vector<int> axes_input_at_18 = {1, 11, 13, 18};
+  r.Register("", "ReduceSum", {1, 11, 13}, MakeReduce<ReduceOp::kSum>);
+  r.Register("", "ReduceMean", axes_input_at_18, MakeReduce<ReduceOp::kMean>);
+  r.Register("", "ReduceMax", {1, 11, 12, 13, 18, 20}, MakeReduce<ReduceOp::kMax>);
+  r.Register("", "ReduceMin", {1, 11, 12, 13, 18, 20}, MakeReduce<ReduceOp::kMin>);
+  r.Register("", "ReduceProd", axes_input_at_18, MakeReduce<ReduceOp::kProd>);
+  r.Register("", "ReduceL1", axes_input_at_18, MakeReduce<ReduceOp::kL1>);
+  r.Register("", "ReduceL2", axes_input_at_18, MakeReduce<ReduceOp::kL2>);
+  r.Register("", "ReduceLogSum", axes_input_at_18, MakeReduce<ReduceOp::kLogSum>);
+  r.Register("", "ReduceLogSumExp", axes_input_at_18, MakeReduce<ReduceOp::kLogSumExp>);
+  r.Register("", "ReduceSumSquare", axes_input_at_18, MakeReduce<ReduceOp::kSumSquare>);
+}
 
 }  // namespace webnx
