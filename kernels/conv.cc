@@ -4,13 +4,20 @@
 //  - 1x1, stride 1, no padding: the input already is the GEMM's right-hand matrix;
 //  - otherwise im2col into a scratch buffer, a band of output rows at a time, then GEMM.
 // 1-D and 2-D inputs run through the 3-D loops with leading unit axes.
+// With constant weights (every real model) the GEMM paths use the SIMD microkernel on weights
+// packed here at plan time, and 2-D depthwise convs the SIMD depthwise kernel; bias and a fused
+// clamp (Relu, Clip) are applied in their epilogues. The scalar paths remain the reference.
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/dwconv.h"
+#include "kernels/simd/gemm.h"
 
 namespace webnx {
 namespace {
@@ -92,7 +99,14 @@ class ConvKernel : public Kernel {
     in_plane_ = nn::DimProduct(x, 2, x.size());
     kernel_size_ = nn::DimProduct(w, 2, w.size());
     inner_spans_ = InnerTapSpans(axes_[2]);
-    return PlanPath(ctx);
+    WEBNX_RETURN_IF_ERROR(PlanPath(ctx));
+    return PlanSimd(ctx);
+  }
+
+  bool FuseClamp(float lo, float hi) override {
+    clamp_lo_ = std::max(clamp_lo_, lo);
+    clamp_hi_ = std::min(clamp_hi_, hi);
+    return true;
   }
 
   Status Run(RunContext& ctx) override {
@@ -101,6 +115,10 @@ class ConvKernel : public Kernel {
     const float* bias = has_bias_ ? ctx.input(2).ptr<float>() : nullptr;
     float* y = ctx.output(0).ptr<float>();
     if (skip_run_) return Status::Ok();
+    if (simd_) {
+      RunSimd(x, bias_.empty() ? bias : bias_.data(), y);
+      return Status::Ok();
+    }
     for (int64_t n = 0; n < batch_; ++n) {
       for (int64_t g = 0; g < groups_; ++g) {
         const float* xg = x + (n * in_channels_ + g * group_in_) * in_plane_;
@@ -126,10 +144,98 @@ class ConvKernel : public Kernel {
         }
       }
     }
+    if (clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY) {
+      const int64_t total = batch_ * out_channels_ * out_plane_;
+      for (int64_t i = 0; i < total; ++i) y[i] = std::min(std::max(y[i], clamp_lo_), clamp_hi_);
+    }
     return Status::Ok();
   }
 
  private:
+  // Chooses the SIMD path for 2-D convs with constant weights: packs each group's weights as
+  // the GEMM's left matrix, or keeps them for the depthwise kernel.
+  Status PlanSimd(PlanContext& ctx) {
+    simd_ = false;
+    packed_ = Tensor();
+    bias_.clear();
+    const Tensor* w = ctx.constant(1);
+    const bool two_d = axes_[0].kernel == 1 && axes_[0].out == 1 && axes_[0].in == 1;
+    const bool fits_int =
+        col_rows_ < INT32_MAX && out_plane_ < INT32_MAX && group_in_ * kernel_size_ < INT32_MAX;
+    if (!w || !two_d || !fits_int || path_ == ConvPath::kBiasOnly) return Status::Ok();
+    if (path_ == ConvPath::kDirect && group_out_ != 1) return Status::Ok();  // multiplier > 1
+    if (const Tensor* b = has_bias_ ? ctx.constant(2) : nullptr) {
+      bias_.assign(b->ptr<float>(), b->ptr<float>() + out_channels_);
+    }
+    simd_ = true;
+    weights_for_depthwise_ = w->ptr<float>();  // constants outlive every plan made from them
+    if (path_ == ConvPath::kDirect) return Status::Ok();
+    const int k = static_cast<int>(group_in_ * kernel_size_);
+    const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
+    WEBNX_RETURN_IF_ERROR(
+        Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(per_group) * groups_}, &packed_));
+    for (int64_t g = 0; g < groups_; ++g) {
+      simd::PackLhs(w->ptr<float>() + g * group_out_ * k, static_cast<int>(group_out_), k, k,
+                    packed_.ptr<float>() + g * per_group);
+    }
+    return Status::Ok();
+  }
+
+  void RunSimd(const float* x, const float* bias, float* y) {
+    const int k = static_cast<int>(group_in_ * kernel_size_);
+    const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
+    for (int64_t n = 0; n < batch_; ++n) {
+      for (int64_t g = 0; g < groups_; ++g) {
+        const float* xg = x + (n * in_channels_ + g * group_in_) * in_plane_;
+        float* yg = y + (n * out_channels_ + g * group_out_) * out_plane_;
+        simd::GemmEpilogue ep;
+        ep.bias = bias ? bias + g * group_out_ : nullptr;
+        ep.min = clamp_lo_;
+        ep.max = clamp_hi_;
+        if (path_ == ConvPath::kDirect) {
+          RunDepthwiseSimd(xg, g, ep, yg);
+        } else if (path_ == ConvPath::kPointwise) {
+          simd::GemmPackedLhs(static_cast<int>(group_out_), static_cast<int>(out_plane_),
+                              static_cast<int>(group_in_), packed_.ptr<float>() + g * per_group, xg,
+                              static_cast<int>(out_plane_), yg, static_cast<int>(out_plane_), ep);
+        } else {
+          const int64_t out_rows = axes_[1].out;
+          const int64_t row_cols = axes_[2].out;
+          float* col = col_.ptr<float>();
+          for (int64_t r0 = 0; r0 < out_rows; r0 += band_rows_) {
+            const int64_t r1 = std::min(out_rows, r0 + band_rows_);
+            const int cols = static_cast<int>((r1 - r0) * row_cols);
+            Im2ColBand(xg, r0, r1, col);
+            simd::GemmPackedLhs(static_cast<int>(group_out_), cols, k,
+                                packed_.ptr<float>() + g * per_group, col, cols, yg + r0 * row_cols,
+                                static_cast<int>(out_plane_), ep);
+          }
+        }
+      }
+    }
+  }
+
+  // One input and one output channel per group: a depthwise plane.
+  void RunDepthwiseSimd(const float* xg, int64_t g, const simd::GemmEpilogue& ep, float* yg) {
+    const nn::WindowAxis& ah = axes_[1];
+    const nn::WindowAxis& aw = axes_[2];
+    simd::DepthwiseShape s{};
+    s.in_h = static_cast<int>(ah.in);
+    s.in_w = static_cast<int>(aw.in);
+    s.out_h = static_cast<int>(ah.out);
+    s.out_w = static_cast<int>(aw.out);
+    s.kernel_h = static_cast<int>(ah.kernel);
+    s.kernel_w = static_cast<int>(aw.kernel);
+    s.stride_h = static_cast<int>(ah.stride);
+    s.stride_w = static_cast<int>(aw.stride);
+    s.pad_top = static_cast<int>(ah.pad_begin);
+    s.pad_left = static_cast<int>(aw.pad_begin);
+    s.dilation_h = static_cast<int>(ah.dilation);
+    s.dilation_w = static_cast<int>(aw.dilation);
+    simd::DepthwisePlane(s, xg, weights_for_depthwise_ + g * kernel_size_,
+                         ep.bias ? ep.bias[0] : 0.f, yg, ep.min, ep.max);
+  }
+
   // Checks X [N, C, ...], W [M, C/group, k...], B [M] and the group count.
   Status PlanChannels(PlanContext& ctx) {
     const Shape& x = ctx.shape(0);
@@ -303,10 +409,15 @@ class ConvKernel : public Kernel {
   int64_t kernel_size_ = 0;               // taps per (output, input) channel pair
   std::vector<TapSpan> inner_spans_;      // per innermost-axis tap
   ConvPath path_ = ConvPath::kIm2Col;
-  bool skip_run_ = false;  // empty output
-  int64_t col_rows_ = 0;   // group_in_ * kernel_size_
-  int64_t band_rows_ = 0;  // output rows per im2col band
-  Tensor col_;             // im2col scratch: col_rows_ x (band_rows_ * output width)
+  bool skip_run_ = false;    // empty output
+  int64_t col_rows_ = 0;     // group_in_ * kernel_size_
+  int64_t band_rows_ = 0;    // output rows per im2col band
+  Tensor col_;               // im2col scratch: col_rows_ x (band_rows_ * output width)
+  bool simd_ = false;        // 2-D with constant weights: the SIMD paths below
+  Tensor packed_;            // per group: W packed as the GEMM's left matrix
+  std::vector<float> bias_;  // constant bias, when there is one
+  const float* weights_for_depthwise_ = nullptr;
+  float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
 };
 
 }  // namespace

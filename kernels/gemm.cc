@@ -1,5 +1,9 @@
 // Gemm (Y = alpha * op(A) * op(B) + beta * C) and MatMul (numpy matmul), both on GemmRef.
+#include "kernels/simd/gemm.h"
+
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -48,11 +52,56 @@ class GemmKernel : public Kernel {
     WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, {m_, n_}, "output"));
     if (has_c_) WEBNX_RETURN_IF_ERROR(PlanBias(ctx));
     WEBNX_RETURN_IF_ERROR(PackConstantB(ctx));
+    PlanDotPath(ctx);
     ctx.SetOutput(0, DType::kFloat32, {m_, n_});
     return Status::Ok();
   }
 
+  bool FuseClamp(float lo, float hi) override {
+    clamp_lo_ = std::max(clamp_lo_, lo);
+    clamp_hi_ = std::min(clamp_hi_, hi);
+    return true;
+  }
+
   Status Run(RunContext& ctx) override {
+    if (dot_path_) {
+      simd::GemmEpilogue ep;
+      ep.bias = dot_bias_.empty() ? nullptr : dot_bias_.data();
+      ep.min = clamp_lo_;
+      ep.max = clamp_hi_;
+      const int k = static_cast<int>(k_);
+      simd::GemmTransposedRhs(static_cast<int>(m_), static_cast<int>(n_), k,
+                              ctx.input(0).ptr<float>(), k, ctx.input(1).ptr<float>(), k,
+                              ctx.output(0).ptr<float>(), static_cast<int>(n_), ep);
+      return Status::Ok();
+    }
+    RunGeneral(ctx);
+    float* out = ctx.output(0).ptr<float>();
+    if (clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY) {
+      for (int64_t i = 0; i < m_ * n_; ++i)
+        out[i] = std::min(std::max(out[i], clamp_lo_), clamp_hi_);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // The classifier shape of every vision model: Y = A * B^T + c with few rows of A, B a
+  // constant row-major weight and c a constant per-column bias. Dot products of contiguous rows.
+  void PlanDotPath(PlanContext& ctx) {
+    dot_path_ = false;
+    dot_bias_.clear();
+    const bool small = m_ < 4 && n_ < INT32_MAX && k_ < INT32_MAX;
+    if (trans_a_ || !trans_b_ || alpha_ != 1.f || !small || ctx.constant(1) == nullptr) return;
+    if (has_c_ && beta_ != 0.f) {
+      const Tensor* c = ctx.constant(2);
+      if (!c || c_row_stride_ != 0) return;  // per-row bias: take the general path
+      dot_bias_.resize(n_);
+      for (int64_t j = 0; j < n_; ++j) dot_bias_[j] = beta_ * c->ptr<float>()[j * c_col_stride_];
+    }
+    dot_path_ = true;
+  }
+
+  void RunGeneral(RunContext& ctx) {
     const float* a = ctx.input(0).ptr<float>();
     const float* b = packed_b_.data ? packed_b_.ptr<float>() : ctx.input(1).ptr<float>();
     const bool trans_b = packed_b_.data ? false : trans_b_;
@@ -65,10 +114,8 @@ class GemmKernel : public Kernel {
     const int64_t lda = trans_a_ ? m_ : k_;
     const int64_t ldb = trans_b ? k_ : n_;
     GemmRef(trans_a_, trans_b, m_, n_, k_, alpha_, a, lda, b, ldb, beta, y, n_);
-    return Status::Ok();
   }
 
- private:
   // C broadcasts unidirectionally to [M, N]: each of its (at most two) dims is 1 or matches.
   Status PlanBias(PlanContext& ctx) {
     const Shape& c = ctx.shape(2);
@@ -115,8 +162,11 @@ class GemmKernel : public Kernel {
   float alpha_ = 1.f;
   float beta_ = 1.f;
   int64_t m_ = 0, n_ = 0, k_ = 0;
-  int64_t c_row_stride_ = 0, c_col_stride_ = 0;  // element strides of C over Y's rows/cols
-  Tensor packed_b_;                              // B transposed to k x n, when B is constant
+  int64_t c_row_stride_ = 0, c_col_stride_ = 0;       // element strides of C over Y's rows/cols
+  Tensor packed_b_;                                   // B transposed to k x n, when B is constant
+  bool dot_path_ = false;                             // see PlanDotPath
+  std::vector<float> dot_bias_;                       // beta * C per column, for the dot path
+  float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
 };
 
 // numpy matmul: 1-D operands are promoted (and the added dim removed from the result); the

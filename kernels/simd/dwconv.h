@@ -1,6 +1,6 @@
-// Depthwise convolution of one channel plane (NCHW), WASM SIMD128 along output columns for
-// unit dilation and strides 1 and 2 (every depthwise conv of the zoo: 3x3 and 5x5), with the
-// borders and other configurations done by the scalar loop.
+// Depthwise convolution of one channel plane (NCHW): WASM SIMD128 along output columns for
+// square 3x3 and 5x5 kernels with unit dilation and strides 1 and 2 (every depthwise conv of
+// the zoo), the borders and every other configuration by the scalar loop.
 #pragma once
 
 namespace webnx::simd {

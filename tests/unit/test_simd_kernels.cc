@@ -88,7 +88,7 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
       for (int dilation : {1, 2})
         for (int pad : {0, 1, 2})
           for (int h : {1, 4, 7, 13})
-            for (int w : {1, 5, 8, 17, 30}) {
+            for (int w : {1, 5, 8, 17, 30, 71}) {
               DepthwiseShape s{};
               s.in_h = h;
               s.in_w = w;
