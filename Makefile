@@ -15,7 +15,7 @@ JOBS ?= 2
 NODE_TESTS := ../shared/onnx-node-tests
 VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
 
-.PHONY: all setup native wasm models demo test test-native test-conformance test-node package \
+.PHONY: all setup native wasm models demo test test-native test-wasm-units test-conformance test-node package \
         bench fuzz format clean
 
 all: native wasm
@@ -48,10 +48,15 @@ demo: wasm
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
 	node examples/demo.mjs --models $(MODELS)
 
-test: native wasm models test-native test-conformance test-node
+test: native wasm models test-native test-wasm-units test-conformance test-node
 
 test-native: native
 	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
+
+# The gtest suite again, compiled to wasm and run under Node.
+test-wasm-units: wasm
+	cmake --build $(WASM) --target webnx_unit_tests -j$(JOBS)
+	ctest --test-dir $(WASM) --output-on-failure
 
 test-conformance: native
 	$(NATIVE)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt
