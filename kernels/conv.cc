@@ -169,7 +169,13 @@ class ConvKernel : public Kernel {
     }
     simd_ = true;
     weights_for_depthwise_ = w->ptr<float>();  // constants outlive every plan made from them
-    if (path_ == ConvPath::kDirect) return Status::Ok();
+    if (path_ == ConvPath::kDirect) {
+      depthwise_ = DepthwiseShape();
+      const size_t scratch = simd::DepthwiseScratchFloats(depthwise_);
+      dw_scratch_ = Tensor();
+      if (scratch == 0) return Status::Ok();
+      return Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(scratch)}, &dw_scratch_);
+    }
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
     WEBNX_RETURN_IF_ERROR(
@@ -217,6 +223,11 @@ class ConvKernel : public Kernel {
 
   // One input and one output channel per group: a depthwise plane.
   void RunDepthwiseSimd(const float* xg, int64_t g, const simd::GemmEpilogue& ep, float* yg) {
+    simd::DepthwisePlane(depthwise_, xg, weights_for_depthwise_ + g * kernel_size_,
+                         ep.bias ? ep.bias[0] : 0.f, yg, ep.min, ep.max, dw_scratch_.ptr<float>());
+  }
+
+  simd::DepthwiseShape DepthwiseShape() const {
     const nn::WindowAxis& ah = axes_[1];
     const nn::WindowAxis& aw = axes_[2];
     simd::DepthwiseShape s{};
@@ -232,8 +243,7 @@ class ConvKernel : public Kernel {
     s.pad_left = static_cast<int>(aw.pad_begin);
     s.dilation_h = static_cast<int>(ah.dilation);
     s.dilation_w = static_cast<int>(aw.dilation);
-    simd::DepthwisePlane(s, xg, weights_for_depthwise_ + g * kernel_size_,
-                         ep.bias ? ep.bias[0] : 0.f, yg, ep.min, ep.max);
+    return s;
   }
 
   // Checks X [N, C, ...], W [M, C/group, k...], B [M] and the group count.
@@ -417,6 +427,8 @@ class ConvKernel : public Kernel {
   Tensor packed_;            // per group: W packed as the GEMM's left matrix
   std::vector<float> bias_;  // constant bias, when there is one
   const float* weights_for_depthwise_ = nullptr;
+  simd::DepthwiseShape depthwise_{};
+  Tensor dw_scratch_;  // zero-padded copy of one plane for the depthwise kernel
   float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
 };
 

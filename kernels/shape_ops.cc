@@ -1,8 +1,595 @@
-// PLACEHOLDER: to be written.
+// Shape manipulation: Reshape, Flatten, Squeeze, Unsqueeze (data copied unchanged), Shape and
+// Size (read only the input's shape), Expand and Tile (replicate), ConstantOfShape and Range
+// (create). Inputs that decide an output shape must be known when the plan is made.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "kernels/broadcast.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
+namespace {
 
-void RegisterShapeKernels(OpRegistry& r) {}
+// Outputs larger than this many elements are refused at plan time (the wasm heap is 4 GiB).
+constexpr int64_t kMaxOutputElements = int64_t{1} << 32;
+
+Status ExpectAnyDType(const PlanContext& ctx, int i) {
+  return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
+}
+
+Status CheckOutputSize(const PlanContext& ctx, const Shape& out) {
+  int64_t numel = 0;
+  if (!ShapeNumel(out, &numel) || numel > kMaxOutputElements) {
+    return ctx.Error(ErrorCode::kOutOfMemory,
+                     "output shape " + ShapeToString(out) + " is too large");
+  }
+  return Status::Ok();
+}
+
+// Reads a plan-time int64 (or int32) list from input `i`, for shape-like inputs.
+Status ReadConstantInts(const PlanContext& ctx, int i, const std::string& what,
+                        std::vector<int64_t>* out) {
+  const Tensor* t = ctx.constant(i);
+  if (!t) {
+    return ctx.Error(ErrorCode::kMalformedModel, what + " must be known when the plan is made");
+  }
+  if (t->dtype != DType::kInt64 && t->dtype != DType::kInt32) {
+    return ctx.Error(ErrorCode::kUnsupportedDtype,
+                     what + " must be int64, got " + std::string(DTypeName(t->dtype)));
+  }
+  if (t->rank() > 1) {
+    return ctx.Error(ErrorCode::kMalformedModel,
+                     what + " must be 1-D, got shape " + ShapeToString(t->shape));
+  }
+  out->clear();
+  for (int64_t k = 0; k < t->numel(); ++k) out->push_back(t->IntAt(k));
+  return Status::Ok();
+}
+
+// Resolves each axis in [-rank, rank) into [0, rank); a repeated axis is an error.
+Status NormalizeAxes(const PlanContext& ctx, std::vector<int64_t>* axes, int64_t rank) {
+  std::vector<bool> seen(rank, false);
+  for (int64_t& axis : *axes) {
+    if (axis < -rank || axis >= rank) {
+      return ctx.Error(ErrorCode::kMalformedModel,
+                       "axis " + std::to_string(axis) + " is out of range [" +
+                           std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
+    }
+    if (axis < 0) axis += rank;
+    if (seen[axis]) {
+      return ctx.Error(ErrorCode::kMalformedModel, "axis " + std::to_string(axis) + " repeats");
+    }
+    seen[axis] = true;
+  }
+  return Status::Ok();
+}
+
+// Base of the ops whose output holds the input's elements in the same order.
+class CopyKernel : public Kernel {
+ public:
+  Status Run(RunContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    if (x.data != y.data && x.nbytes() > 0) std::memcpy(y.data, x.data, x.nbytes());
+    return Status::Ok();
+  }
+};
+
+// ---- Reshape (5+: target shape as an input; 14+: allowzero)
+
+class ReshapeKernel final : public CopyKernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    const bool allow_zero = ctx.since_version() >= 14 && ctx.attrs().Int("allowzero", 0) != 0;
+    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    if (!ctx.constant(1)) {
+      return ctx.Error(ErrorCode::kMalformedModel,
+                       "Reshape target shape must be known when the plan is made");
+    }
+    std::vector<int64_t> target;
+    WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Reshape target shape", &target));
+
+    const Shape& in = ctx.shape(0);
+    int64_t in_numel = 0;
+    ShapeNumel(in, &in_numel);
+    Shape out(target.size());
+    int64_t inferred = -1;  // index of the -1 dim
+    int64_t known = 1;      // product of the other dims
+    for (size_t i = 0; i < target.size(); ++i) {
+      int64_t d = target[i];
+      if (d == 0 && !allow_zero) {
+        if (i >= in.size()) {
+          return ctx.Error(ErrorCode::kShapeMismatch,
+                           "target " + ShapeToString(target) + " copies dim " + std::to_string(i) +
+                               " that the input " + ShapeToString(in) + " lacks");
+        }
+        d = in[i];
+      } else if (d == -1) {
+        if (inferred >= 0) {
+          return ctx.Error(ErrorCode::kMalformedModel,
+                           "target " + ShapeToString(target) + " has more than one -1");
+        }
+        inferred = static_cast<int64_t>(i);
+        continue;
+      } else if (d < 0) {
+        return ctx.Error(ErrorCode::kMalformedModel,
+                         "target " + ShapeToString(target) + " has a negative dim");
+      }
+      out[i] = d;
+      if (d != 0 && known > std::numeric_limits<int64_t>::max() / d) {
+        return ctx.Error(ErrorCode::kShapeMismatch,
+                         "target " + ShapeToString(target) + " is too large");
+      }
+      known *= d;
+    }
+    if (inferred >= 0) {
+      if (known == 0 || in_numel % known != 0) {
+        return ctx.Error(ErrorCode::kShapeMismatch,
+                         "cannot reshape " + ShapeToString(in) + " into " + ShapeToString(target));
+      }
+      out[inferred] = in_numel / known;
+      known = in_numel;
+    }
+    if (known != in_numel) {
+      return ctx.Error(ErrorCode::kShapeMismatch, "cannot reshape " + ShapeToString(in) + " (" +
+                                                      std::to_string(in_numel) +
+                                                      " elements) into " + ShapeToString(out));
+    }
+    ctx.SetOutput(0, ctx.dtype(0), out);
+    return Status::Ok();
+  }
+};
+
+// ---- Flatten: [d0 .. d(axis-1)] x [d(axis) .. ] into 2-D.
+
+class FlattenKernel final : public CopyKernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    int64_t axis = ctx.attrs().Int("axis", 1);
+    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    const Shape& in = ctx.shape(0);
+    const int64_t rank = static_cast<int64_t>(in.size());
+    if (axis < -rank || axis > rank) {
+      return ctx.Error(ErrorCode::kMalformedModel,
+                       "axis " + std::to_string(axis) + " is out of range [" +
+                           std::to_string(-rank) + ", " + std::to_string(rank) + "]");
+    }
+    if (axis < 0) axis += rank;
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= in[d];
+    ctx.SetOutput(0, ctx.dtype(0), {outer, inner});
+    return Status::Ok();
+  }
+};
+
+// ---- Squeeze (axes attribute before 13, optional input from 13)
+
+class SqueezeKernel final : public CopyKernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    const bool axes_input = ctx.since_version() >= 13;
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, axes_input ? 2 : 1));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    std::vector<int64_t> axes;
+    if (axes_input) {
+      if (ctx.has_input(1)) WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Squeeze axes", &axes));
+    } else {
+      axes = ctx.attrs().Ints("axes");
+      WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    }
+    const Shape& in = ctx.shape(0);
+    const int64_t rank = static_cast<int64_t>(in.size());
+    WEBNX_RETURN_IF_ERROR(NormalizeAxes(ctx, &axes, rank));
+    std::vector<bool> drop(rank, false);
+    if (axes.empty()) {
+      for (int64_t d = 0; d < rank; ++d) drop[d] = in[d] == 1;  // no axes: every 1-dim
+    }
+    for (int64_t axis : axes) {
+      if (in[axis] != 1) {
+        return ctx.Error(ErrorCode::kShapeMismatch, "cannot squeeze dim " + std::to_string(axis) +
+                                                        " of size " + std::to_string(in[axis]) +
+                                                        " in input " + ShapeToString(in));
+      }
+      drop[axis] = true;
+    }
+    Shape out;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!drop[d]) out.push_back(in[d]);
+    }
+    ctx.SetOutput(0, ctx.dtype(0), out);
+    return Status::Ok();
+  }
+};
+
+// ---- Unsqueeze (axes attribute before 13, required input from 13)
+
+class UnsqueezeKernel final : public CopyKernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    const bool axes_input = ctx.since_version() >= 13;
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(axes_input ? 2 : 1, axes_input ? 2 : 1));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    std::vector<int64_t> axes;
+    if (axes_input) {
+      WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Unsqueeze axes", &axes));
+    } else {
+      if (!ctx.attrs().Has("axes")) {
+        return ctx.Error(ErrorCode::kMalformedModel, "attribute 'axes' is required");
+      }
+      axes = ctx.attrs().Ints("axes");
+      WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    }
+    const Shape& in = ctx.shape(0);
+    const int64_t out_rank = static_cast<int64_t>(in.size() + axes.size());
+    WEBNX_RETURN_IF_ERROR(NormalizeAxes(ctx, &axes, out_rank));
+    std::vector<bool> inserted(out_rank, false);
+    for (int64_t axis : axes) inserted[axis] = true;
+    Shape out;
+    size_t next = 0;
+    for (int64_t d = 0; d < out_rank; ++d) out.push_back(inserted[d] ? 1 : in[next++]);
+    ctx.SetOutput(0, ctx.dtype(0), out);
+    return Status::Ok();
+  }
+};
+
+// ---- Shape (15+: a [start, end) slice of the dims) and Size: known from shapes alone.
+
+class ShapeKernel final : public Kernel {
+ public:
+  bool ReadsOnlyInputShapes() const override { return true; }
+
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    const Shape& in = ctx.shape(0);
+    const int64_t rank = static_cast<int64_t>(in.size());
+    int64_t start = 0, end = rank;
+    if (ctx.since_version() >= 15) {
+      start = ctx.attrs().Int("start", 0);
+      end = ctx.attrs().Int("end", rank);
+      WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+      // Negative values count from the back; both clamp to [0, rank].
+      if (start < 0) start += rank;
+      if (end < 0) end += rank;
+      start = std::clamp<int64_t>(start, 0, rank);
+      end = std::clamp<int64_t>(end, 0, rank);
+    }
+    dims_.assign(in.begin() + start, in.begin() + std::max(start, end));
+    ctx.SetOutput(0, DType::kInt64, {static_cast<int64_t>(dims_.size())});
+    return Status::Ok();
+  }
+
+  Status Run(RunContext& ctx) override {
+    int64_t* out = ctx.output(0).ptr<int64_t>();
+    for (size_t i = 0; i < dims_.size(); ++i) out[i] = dims_[i];
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<int64_t> dims_;
+};
+
+class SizeKernel final : public Kernel {
+ public:
+  bool ReadsOnlyInputShapes() const override { return true; }
+
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    if (!ShapeNumel(ctx.shape(0), &numel_)) {
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "input shape " + ShapeToString(ctx.shape(0)) + " has too many elements");
+    }
+    ctx.SetOutput(0, DType::kInt64, {});
+    return Status::Ok();
+  }
+
+  Status Run(RunContext& ctx) override {
+    ctx.output(0).ptr<int64_t>()[0] = numel_;
+    return Status::Ok();
+  }
+
+ private:
+  int64_t numel_ = 0;
+};
+
+// Copies `count` elements of `elem` bytes each, either a run (step 1) or one value repeated.
+inline void CopyRun(uint8_t* dst, const uint8_t* src, int64_t count, size_t elem, bool advance) {
+  if (advance) {
+    std::memcpy(dst, src, static_cast<size_t>(count) * elem);
+    return;
+  }
+  switch (elem) {
+    case 1:
+      std::memset(dst, *src, static_cast<size_t>(count));
+      return;
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, src, 4);
+      auto* d = reinterpret_cast<uint32_t*>(dst);
+      for (int64_t i = 0; i < count; ++i) d[i] = v;
+      return;
+    }
+    default:
+      for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * elem, src, elem);
+      return;
+  }
+}
+
+// ---- Expand: broadcast the input to broadcast(input shape, shape).
+
+class ExpandKernel final : public Kernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    std::vector<int64_t> shape;
+    WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Expand shape", &shape));
+    for (int64_t d : shape) {
+      if (d < 0) {
+        return ctx.Error(ErrorCode::kMalformedModel,
+                         "Expand shape " + ShapeToString(shape) + " has a negative dim");
+      }
+    }
+    Shape out;
+    Status s = BroadcastShapes({ctx.shape(0), shape}, &out);
+    if (!s.ok()) return ctx.Error(s.code(), s.message());
+    WEBNX_RETURN_IF_ERROR(CheckOutputSize(ctx, out));
+    walker_.Init(out, {ctx.shape(0)});
+    elem_ = DTypeSize(ctx.dtype(0));
+    ctx.SetOutput(0, ctx.dtype(0), out);
+    return Status::Ok();
+  }
+
+  Status Run(RunContext& ctx) override {
+    const uint8_t* in = ctx.input(0).ptr<uint8_t>();
+    uint8_t* out = ctx.output(0).ptr<uint8_t>();
+    const bool advance = walker_.step(0) != 0;
+    const size_t elem = elem_;
+    walker_.ForEachRun([&](const int64_t* offsets, int64_t out_offset, int64_t n) {
+      CopyRun(out + out_offset * elem, in + offsets[0] * elem, n, elem, advance);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  BroadcastWalker walker_;
+  size_t elem_ = 0;
+};
+
+// ---- Tile: out dim d = in dim d * repeats[d]; out[c] = in[c mod in_dims].
+
+class TileKernel final : public Kernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
+    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    std::vector<int64_t> repeats;
+    WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Tile repeats", &repeats));
+    const Shape& in = ctx.shape(0);
+    if (repeats.size() != in.size()) {
+      return ctx.Error(ErrorCode::kMalformedModel, "repeats has " + std::to_string(repeats.size()) +
+                                                       " values for an input of rank " +
+                                                       std::to_string(in.size()));
+    }
+    Shape out(in.size());
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (repeats[d] < 0) {
+        return ctx.Error(ErrorCode::kMalformedModel, "repeats must not be negative");
+      }
+      if (in[d] != 0 && repeats[d] > kMaxOutputElements / in[d]) {
+        return ctx.Error(ErrorCode::kOutOfMemory, "tiled output is too large");
+      }
+      out[d] = in[d] * repeats[d];
+    }
+    WEBNX_RETURN_IF_ERROR(CheckOutputSize(ctx, out));
+    in_dims_ = in;
+    out_dims_ = out;
+    in_strides_.assign(in.size(), 1);
+    for (size_t d = in.size(); d-- > 1;) in_strides_[d - 1] = in_strides_[d] * in[d];
+    counter_.assign(in.size(), 0);
+    elem_ = DTypeSize(ctx.dtype(0));
+    ctx.SetOutput(0, ctx.dtype(0), out);
+    return Status::Ok();
+  }
+
+  Status Run(RunContext& ctx) override {
+    const uint8_t* in = ctx.input(0).ptr<uint8_t>();
+    uint8_t* out = ctx.output(0).ptr<uint8_t>();
+    const int64_t total = ctx.output(0).numel();
+    if (total == 0) return Status::Ok();
+    const int64_t rank = static_cast<int64_t>(out_dims_.size());
+    if (rank == 0) {
+      std::memcpy(out, in, elem_);
+      return Status::Ok();
+    }
+    // Each output row (innermost dim) is its input row repeated; outer coordinates wrap.
+    const int64_t in_row = in_dims_[rank - 1];
+    const int64_t out_row = out_dims_[rank - 1];
+    const size_t row_bytes = static_cast<size_t>(in_row) * elem_;
+    std::fill(counter_.begin(), counter_.end(), 0);
+    for (int64_t o = 0; o < total; o += out_row) {
+      int64_t src = 0;
+      for (int64_t d = 0; d + 1 < rank; ++d) src += (counter_[d] % in_dims_[d]) * in_strides_[d];
+      uint8_t* dst = out + static_cast<size_t>(o) * elem_;
+      for (int64_t r = 0; r < out_row; r += in_row) {
+        std::memcpy(dst + static_cast<size_t>(r) * elem_, in + static_cast<size_t>(src) * elem_,
+                    row_bytes);
+      }
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        if (++counter_[d] < out_dims_[d]) break;
+        counter_[d] = 0;
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Shape in_dims_, out_dims_;
+  std::vector<int64_t> in_strides_, counter_;
+  size_t elem_ = 0;
+};
+
+// ---- ConstantOfShape: a tensor of the given shape filled with the one-element 'value'.
+
+class ConstantOfShapeKernel final : public Kernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
+    std::vector<int64_t> shape;
+    WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 0, "ConstantOfShape shape", &shape));
+    for (int64_t d : shape) {
+      if (d < 0) {
+        return ctx.Error(ErrorCode::kMalformedModel,
+                         "shape " + ShapeToString(shape) + " has a negative dim");
+      }
+    }
+    WEBNX_RETURN_IF_ERROR(CheckOutputSize(ctx, shape));
+    const Tensor* value = ctx.attrs().TensorAttr("value");
+    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    dtype_ = DType::kFloat32;
+    std::memset(value_, 0, sizeof(value_));
+    if (value) {
+      if (DTypeSize(value->dtype) == 0) {
+        return ctx.Error(ErrorCode::kUnsupportedDtype, "'value' has an unsupported dtype");
+      }
+      if (value->numel() != 1) {
+        return ctx.Error(ErrorCode::kMalformedModel, "'value' must hold exactly one element");
+      }
+      dtype_ = value->dtype;
+      std::memcpy(value_, value->data, DTypeSize(dtype_));
+    }
+    ctx.SetOutput(0, dtype_, shape);
+    return Status::Ok();
+  }
+
+  Status Run(RunContext& ctx) override {
+    Tensor& y = ctx.output(0);
+    CopyRun(y.ptr<uint8_t>(), value_, y.numel(), DTypeSize(dtype_), false);
+    return Status::Ok();
+  }
+
+ private:
+  DType dtype_ = DType::kFloat32;
+  uint8_t value_[8];
+};
+
+// ---- Range(start, limit, delta): start + i * delta for i < max(ceil((limit-start)/delta), 0).
+
+class RangeKernel final : public Kernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64}));
+    dtype_ = ctx.dtype(0);
+    for (int i = 0; i < 3; ++i) {
+      const char* names[] = {"start", "limit", "delta"};
+      if (ctx.dtype(i) != dtype_) {
+        return ctx.Error(ErrorCode::kMalformedModel, std::string(names[i]) + " is " +
+                                                         DTypeName(ctx.dtype(i)) +
+                                                         " but start is " + DTypeName(dtype_));
+      }
+      const Tensor* t = ctx.constant(i);
+      if (!t) {
+        return ctx.Error(ErrorCode::kMalformedModel,
+                         std::string("Range ") + names[i] + " must be known when the plan is made");
+      }
+      if (t->numel() != 1) {
+        return ctx.Error(ErrorCode::kMalformedModel, std::string(names[i]) + " must be a scalar");
+      }
+    }
+    int64_t count = 0;
+    if (dtype_ == DType::kFloat32) {
+      const double start = ctx.constant(0)->ptr<float>()[0];
+      const double limit = ctx.constant(1)->ptr<float>()[0];
+      const double delta = ctx.constant(2)->ptr<float>()[0];
+      if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta)) {
+        return ctx.Error(ErrorCode::kMalformedModel,
+                         "Range needs a finite start and limit and a non-zero delta");
+      }
+      const double n = std::ceil((limit - start) / delta);
+      if (n > static_cast<double>(kMaxOutputElements)) {
+        return ctx.Error(ErrorCode::kOutOfMemory, "Range output is too large");
+      }
+      count = n > 0 ? static_cast<int64_t>(n) : 0;
+    } else {
+      const __int128 start = ctx.constant(0)->IntAt(0);
+      const __int128 limit = ctx.constant(1)->IntAt(0);
+      const __int128 delta = ctx.constant(2)->IntAt(0);
+      if (delta == 0) return ctx.Error(ErrorCode::kMalformedModel, "Range delta must not be 0");
+      const __int128 span = limit - start;
+      // ceil(span / delta) for either sign of delta.
+      __int128 n = span / delta;
+      if (n * delta != span && ((span > 0) == (delta > 0))) ++n;
+      if (n > kMaxOutputElements)
+        return ctx.Error(ErrorCode::kOutOfMemory, "Range output is too large");
+      count = n > 0 ? static_cast<int64_t>(n) : 0;
+    }
+    ctx.SetOutput(0, dtype_, {count});
+    return Status::Ok();
+  }
+
+  Status Run(RunContext& ctx) override {
+    Tensor& y = ctx.output(0);
+    const int64_t n = y.numel();
+    switch (dtype_) {
+      case DType::kFloat32: {
+        const float start = ctx.input(0).ptr<float>()[0];
+        const float delta = ctx.input(2).ptr<float>()[0];
+        float* out = y.ptr<float>();
+        for (int64_t i = 0; i < n; ++i) out[i] = start + static_cast<float>(i) * delta;
+        break;
+      }
+      case DType::kInt32:
+        Fill<int32_t>(ctx, y.ptr<int32_t>(), n);
+        break;
+      case DType::kInt64:
+        Fill<int64_t>(ctx, y.ptr<int64_t>(), n);
+        break;
+      default:
+        break;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  template <typename T>
+  static void Fill(RunContext& ctx, T* out, int64_t n) {
+    const int64_t start = ctx.input(0).IntAt(0);
+    const int64_t delta = ctx.input(2).IntAt(0);
+    // Values stay within [start, limit), so they fit T; the products are formed in unsigned
+    // arithmetic so no intermediate overflows.
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = static_cast<T>(static_cast<uint64_t>(start) +
+                              static_cast<uint64_t>(i) * static_cast<uint64_t>(delta));
+    }
+  }
+
+  DType dtype_ = DType::kUndefined;
+};
+
+}  // namespace
+
+void RegisterShapeKernels(OpRegistry& r) {
+  r.Register("", "Reshape", {5, 13, 14, 19, 21}, [] { return std::make_unique<ReshapeKernel>(); });
+  r.Register("", "Flatten", {1, 9, 11, 13, 21}, [] { return std::make_unique<FlattenKernel>(); });
+  r.Register("", "Squeeze", {1, 11, 13}, [] { return std::make_unique<SqueezeKernel>(); });
+  r.Register("", "Unsqueeze", {1, 11, 13}, [] { return std::make_unique<UnsqueezeKernel>(); });
+  r.Register("", "Shape", {1, 13, 15}, [] { return std::make_unique<ShapeKernel>(); });
+  r.Register("", "Size", {1, 13}, [] { return std::make_unique<SizeKernel>(); });
+  r.Register("", "Expand", {8, 13}, [] { return std::make_unique<ExpandKernel>(); });
+  r.Register("", "ConstantOfShape", {9, 20},
+             [] { return std::make_unique<ConstantOfShapeKernel>(); });
+  r.Register("", "Range", {11}, [] { return std::make_unique<RangeKernel>(); });
+  r.Register("", "Tile", {6, 13}, [] { return std::make_unique<TileKernel>(); });
+}
 
 }  // namespace webnx

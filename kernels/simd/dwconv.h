@@ -3,6 +3,8 @@
 // the zoo), the borders and every other configuration by the scalar loop.
 #pragma once
 
+#include <cstddef>
+
 namespace webnx::simd {
 
 struct DepthwiseShape {
@@ -13,10 +15,14 @@ struct DepthwiseShape {
   int dilation_h, dilation_w;
 };
 
+// Floats of scratch DepthwisePlane needs for a zero-padded copy of the plane (0: the shape
+// takes the scalar path).
+size_t DepthwiseScratchFloats(const DepthwiseShape& s);
+
 // out[oy][ox] = clamp(bias + sum w[ky][kx] * in[oy*sh - pt + ky*dh][ox*sw - pl + kx*dw]),
-// taps outside the input read as zero.
+// taps outside the input read as zero. `scratch` holds DepthwiseScratchFloats(s) floats.
 void DepthwisePlane(const DepthwiseShape& s, const float* in, const float* w, float bias,
-                    float* out, float lo, float hi);
+                    float* out, float lo, float hi, float* scratch);
 
 // The same, scalar only: the reference the SIMD path is tested against.
 void DepthwisePlaneScalar(const DepthwiseShape& s, const float* in, const float* w, float bias,

@@ -104,7 +104,8 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
               auto wt = Random(static_cast<size_t>(kernel) * kernel, seed++);
               std::vector<float> got(static_cast<size_t>(s.out_h) * s.out_w), want(got.size());
               const float lo = pad == 1 ? 0.f : -INFINITY, hi = pad == 1 ? 0.6f : INFINITY;
-              DepthwisePlane(s, in.data(), wt.data(), 0.125f, got.data(), lo, hi);
+              std::vector<float> scratch(DepthwiseScratchFloats(s), NAN);
+              DepthwisePlane(s, in.data(), wt.data(), 0.125f, got.data(), lo, hi, scratch.data());
               DepthwisePlaneScalar(s, in.data(), wt.data(), 0.125f, want.data(), lo, hi);
               ExpectClose(got, want, 1e-5f,
                           "dw k=" + std::to_string(kernel) + " s=" + std::to_string(stride) +
