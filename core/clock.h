@@ -13,7 +13,9 @@ inline double NowMs() {
 #ifdef __EMSCRIPTEN__
   return emscripten_get_now();
 #else
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 #endif
 }
 

@@ -43,14 +43,21 @@ Status AllocateOutputs(const Node& node, const std::vector<PlannedValue>& planne
   return Status::Ok();
 }
 
+// Runs a kernel on host-known inputs into owned outputs. A view's output 0 then shares the
+// storage (and ownership) of the input it aliases.
 Status RunKernel(const Node& node, Kernel& kernel, std::vector<const Tensor*> inputs,
                  std::vector<Tensor>* outputs) {
   std::vector<Tensor*> out_ptrs;
   for (size_t i = 0; i < outputs->size(); ++i) {
     out_ptrs.push_back(node.outputs[i].empty() ? nullptr : &(*outputs)[i]);
   }
+  const int alias = kernel.OutputAliasesInput();
+  const Tensor* source =
+      alias >= 0 && alias < static_cast<int>(inputs.size()) ? inputs[alias] : nullptr;
   RunContext ctx(std::move(inputs), std::move(out_ptrs));
-  return kernel.Run(ctx);
+  WEBNX_RETURN_IF_ERROR(kernel.Run(ctx));
+  if (source && !outputs->empty()) (*outputs)[0].holder = source->holder;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -257,9 +264,10 @@ Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Ten
     const double start = profile ? NowMs() : 0;
     Status s = step.kernel->Run(ctx);
     if (profile) {
-      profile->push_back(StepTiming{step.node->name, step.node->op_type,
-                                    step.outputs.empty() || !step.outputs[0] ? Shape() : step.outputs[0]->shape,
-                                    NowMs() - start});
+      profile->push_back(
+          StepTiming{step.node->name, step.node->op_type,
+                     step.outputs.empty() || !step.outputs[0] ? Shape() : step.outputs[0]->shape,
+                     NowMs() - start});
     }
     if (!s.ok()) {
       for (Tensor* slot : input_slots_) slot->holder.reset();

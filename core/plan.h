@@ -74,7 +74,7 @@ class Plan {
     std::vector<Tensor*> outputs;
   };
   std::unordered_map<std::string, Tensor> values_;  // node-based: pointers stay valid
-  std::vector<Tensor> specialized_inputs_;  // copies of inputs the plan was specialised on
+  std::vector<Tensor> specialized_inputs_;          // copies of inputs the plan was specialised on
   std::vector<Tensor*> input_slots_;
   std::vector<const Tensor*> output_slots_;
   std::vector<Shape> output_shapes_;

@@ -21,6 +21,11 @@ void CopyInput(RunContext& ctx) {
   if (x.data != y.data && x.nbytes() > 0) std::memcpy(y.data, x.data, x.nbytes());
 }
 
+// Views share the input's storage: output 0 points at it, and the planner keeps it alive.
+void ViewInput(RunContext& ctx) {
+  ctx.output(0).data = ctx.input(0).data;
+}
+
 // ---- Constant: 'value' tensor; from 12 also value_float(s) / value_int(s).
 
 class ConstantKernel final : public Kernel {
@@ -102,8 +107,9 @@ class IdentityKernel final : public Kernel {
     ctx.SetOutput(0, ctx.dtype(0), ctx.shape(0));
     return Status::Ok();
   }
+  int OutputAliasesInput() const override { return 0; }
   Status Run(RunContext& ctx) override {
-    CopyInput(ctx);
+    ViewInput(ctx);
     return Status::Ok();
   }
 };
@@ -152,6 +158,7 @@ class DropoutKernel final : public Kernel {
     return Status::Ok();
   }
 
+  int OutputAliasesInput() const override { return 0; }
   Status Run(RunContext& ctx) override {
     if (training_input_ && ctx.input(2).ptr<bool>()[0]) {
       const float ratio = ratio_input_ ? ctx.input(1).ptr<float>()[0] : 0.5f;
@@ -162,7 +169,7 @@ class DropoutKernel final : public Kernel {
                           "not supported");
       }
     }
-    CopyInput(ctx);
+    ViewInput(ctx);
     if (ctx.has_output(1)) {
       Tensor& mask = ctx.output(1);
       const int64_t n = mask.numel();

@@ -5,18 +5,18 @@
 
 namespace webnx {
 
-void RegisterConvKernels(OpRegistry& r);         // conv.cc
-void RegisterPoolKernels(OpRegistry& r);         // pool.cc
+void RegisterConvKernels(OpRegistry& r);           // conv.cc
+void RegisterPoolKernels(OpRegistry& r);           // pool.cc
 void RegisterNormalizationKernels(OpRegistry& r);  // normalization.cc
-void RegisterGemmKernels(OpRegistry& r);         // gemm.cc (Gemm, MatMul)
-void RegisterSoftmaxKernels(OpRegistry& r);      // softmax.cc
-void RegisterReduceKernels(OpRegistry& r);       // reduce.cc
-void RegisterBinaryKernels(OpRegistry& r);       // binary.cc (Add, Sub, Mul, Div, ...)
-void RegisterUnaryKernels(OpRegistry& r);        // unary.cc (Relu, Clip, Sigmoid, ...)
-void RegisterShapeKernels(OpRegistry& r);        // shape_ops.cc (Reshape, Shape, Squeeze, ...)
-void RegisterTransposeKernels(OpRegistry& r);    // transpose.cc
-void RegisterConcatSplitKernels(OpRegistry& r);  // concat_split.cc
-void RegisterGatherSliceKernels(OpRegistry& r);  // gather_slice.cc
-void RegisterMiscKernels(OpRegistry& r);         // misc.cc (Constant, Identity, Dropout, Cast)
+void RegisterGemmKernels(OpRegistry& r);           // gemm.cc (Gemm, MatMul)
+void RegisterSoftmaxKernels(OpRegistry& r);        // softmax.cc
+void RegisterReduceKernels(OpRegistry& r);         // reduce.cc
+void RegisterBinaryKernels(OpRegistry& r);         // binary.cc (Add, Sub, Mul, Div, ...)
+void RegisterUnaryKernels(OpRegistry& r);          // unary.cc (Relu, Clip, Sigmoid, ...)
+void RegisterShapeKernels(OpRegistry& r);          // shape_ops.cc (Reshape, Shape, Squeeze, ...)
+void RegisterTransposeKernels(OpRegistry& r);      // transpose.cc
+void RegisterConcatSplitKernels(OpRegistry& r);    // concat_split.cc
+void RegisterGatherSliceKernels(OpRegistry& r);    // gather_slice.cc
+void RegisterMiscKernels(OpRegistry& r);           // misc.cc (Constant, Identity, Dropout, Cast)
 
 }  // namespace webnx

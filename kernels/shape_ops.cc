@@ -68,20 +68,20 @@ Status NormalizeAxes(const PlanContext& ctx, std::vector<int64_t>* axes, int64_t
   return Status::Ok();
 }
 
-// Base of the ops whose output holds the input's elements in the same order.
-class CopyKernel : public Kernel {
+// Base of the ops whose output holds the input's elements in the same order: views, which
+// point their output at the input's storage instead of copying (the planner keeps it alive).
+class ViewKernel : public Kernel {
  public:
+  int OutputAliasesInput() const override { return 0; }
   Status Run(RunContext& ctx) override {
-    const Tensor& x = ctx.input(0);
-    Tensor& y = ctx.output(0);
-    if (x.data != y.data && x.nbytes() > 0) std::memcpy(y.data, x.data, x.nbytes());
+    ctx.output(0).data = ctx.input(0).data;
     return Status::Ok();
   }
 };
 
 // ---- Reshape (5+: target shape as an input; 14+: allowzero)
 
-class ReshapeKernel final : public CopyKernel {
+class ReshapeKernel final : public ViewKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
@@ -148,7 +148,7 @@ class ReshapeKernel final : public CopyKernel {
 
 // ---- Flatten: [d0 .. d(axis-1)] x [d(axis) .. ] into 2-D.
 
-class FlattenKernel final : public CopyKernel {
+class FlattenKernel final : public ViewKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
@@ -172,7 +172,7 @@ class FlattenKernel final : public CopyKernel {
 
 // ---- Squeeze (axes attribute before 13, optional input from 13)
 
-class SqueezeKernel final : public CopyKernel {
+class SqueezeKernel final : public ViewKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     const bool axes_input = ctx.since_version() >= 13;
@@ -211,7 +211,7 @@ class SqueezeKernel final : public CopyKernel {
 
 // ---- Unsqueeze (axes attribute before 13, required input from 13)
 
-class UnsqueezeKernel final : public CopyKernel {
+class UnsqueezeKernel final : public ViewKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     const bool axes_input = ctx.since_version() >= 13;

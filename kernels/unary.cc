@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/registrations.h"
 
@@ -42,6 +43,13 @@ struct NoAttrs {
   void ReadAttrs(Attrs&) {}
   static constexpr int kIntegersSince = 0;
 };
+
+// Functors that are clamps (Relu) say so with AsClamp(lo, hi), so the planner can fuse them.
+template <typename Fn, typename = void>
+struct HasAsClamp : std::false_type {};
+template <typename Fn>
+struct HasAsClamp<Fn, std::void_t<decltype(std::declval<const Fn&>().AsClamp(nullptr, nullptr))>>
+    : std::true_type {};
 
 // Integer negation wraps (two's complement) instead of overflowing into undefined behaviour.
 template <typename T>
@@ -89,6 +97,11 @@ inline float ClampUnit(float v) {
 
 struct ReluFn : NoAttrs {
   static constexpr int kIntegersSince = 14;
+  bool AsClamp(float* lo, float* hi) const {
+    *lo = 0.f;
+    *hi = std::numeric_limits<float>::infinity();
+    return true;
+  }
   template <typename T>
   T operator()(T x) const {
     return x < 0 ? T(0) : x;  // NaN propagates
@@ -238,6 +251,11 @@ class UnaryKernel final : public Kernel {
     return Status::Ok();
   }
 
+  bool IsClamp(float* lo, float* hi) const override {
+    if constexpr (HasAsClamp<Fn>::value) return dtype_ == DType::kFloat32 && fn_.AsClamp(lo, hi);
+    return false;
+  }
+
   Status Run(RunContext& ctx) override {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
@@ -313,7 +331,23 @@ class ClipKernel final : public Kernel {
       }
     }
     ctx.SetOutput(0, dtype_, ctx.shape(0));
+    // Bounds known when the plan is made make this a clamp the planner can fuse.
+    clamp_known_ = dtype_ == DType::kFloat32;
+    clamp_lo_ = bounds_are_inputs ? -std::numeric_limits<float>::infinity() : attr_min_;
+    clamp_hi_ = bounds_are_inputs ? std::numeric_limits<float>::infinity() : attr_max_;
+    for (int i = 1; bounds_are_inputs && i < 3 && clamp_known_; ++i) {
+      if (!ctx.has_input(i)) continue;
+      const Tensor* bound = ctx.constant(i);
+      clamp_known_ = bound != nullptr;
+      if (bound) (i == 1 ? clamp_lo_ : clamp_hi_) = bound->ptr<float>()[0];
+    }
     return Status::Ok();
+  }
+
+  bool IsClamp(float* lo, float* hi) const override {
+    *lo = clamp_lo_;
+    *hi = clamp_hi_;
+    return clamp_known_;
   }
 
   Status Run(RunContext& ctx) override {
@@ -349,6 +383,8 @@ class ClipKernel final : public Kernel {
   DType dtype_ = DType::kUndefined;
   bool bounds_are_inputs_ = false;
   float attr_min_ = 0, attr_max_ = 0;
+  bool clamp_known_ = false;  // float with bounds known at plan time
+  float clamp_lo_ = 0, clamp_hi_ = 0;
 };
 
 }  // namespace

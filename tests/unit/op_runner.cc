@@ -98,7 +98,13 @@ Status RunOp(const std::string& op_type, int opset, const std::vector<OpInput>& 
     run_outputs.push_back(&(*outputs)[i]);
   }
   RunContext run(run_inputs, run_outputs);
-  return kernel->Run(run);
+  WEBNX_RETURN_IF_ERROR(kernel->Run(run));
+  // A view's output points into its input: share the input's storage, as the planner does.
+  const int alias = kernel->OutputAliasesInput();
+  if (alias >= 0 && alias < static_cast<int>(inputs.size())) {
+    (*outputs)[0].holder = inputs[alias].tensor.holder;
+  }
+  return Status::Ok();
 }
 
 Tensor RunOk(const std::string& op_type, int opset, const std::vector<Tensor>& inputs,
