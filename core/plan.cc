@@ -245,6 +245,11 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     plan->output_shapes_.push_back(t->shape);
   }
   plan->stats_.run_steps = plan->steps_.size();
+  for (const Step& step : plan->steps_) {
+    bool integer_only = !step.outputs.empty();
+    for (const Tensor* t : step.outputs) integer_only = integer_only && (!t || t->dtype != DType::kFloat32);
+    if (integer_only) ++plan->stats_.shape_steps;
+  }
   *out = std::move(plan);
   return Status::Ok();
 }

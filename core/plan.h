@@ -38,7 +38,10 @@ struct PlanStats {
   size_t graph_nodes = 0;       // nodes in the graph the plan was made from
   size_t run_steps = 0;         // kernels executed per run
   size_t folded_nodes = 0;      // nodes evaluated at plan time
-  size_t fused_nodes = 0;       // clamps folded into the producing kernel's epilogue
+  size_t fused_nodes = 0;
+  // Run steps whose outputs are all integer or bool tensors: shape computations that could not
+  // be evaluated when the plan was made (0 for every model whose shapes follow from its inputs').
+  size_t shape_steps = 0;       // clamps folded into the producing kernel's epilogue
   size_t activation_bytes = 0;  // size of the activation arena
 };
 

@@ -45,6 +45,8 @@ export interface SessionStats {
   runSteps: number;
   foldedNodes: number;
   fusedNodes: number;
+  /** Run steps computing integer (shape) tensors that could not be evaluated at plan time. */
+  shapeSteps: number;
   activationBytes: number;
 }
 

@@ -108,6 +108,7 @@ class WasmSession {
     o.set("runSteps", static_cast<double>(s.last_plan.run_steps));
     o.set("foldedNodes", static_cast<double>(s.last_plan.folded_nodes));
     o.set("fusedNodes", static_cast<double>(s.last_plan.fused_nodes));
+    o.set("shapeSteps", static_cast<double>(s.last_plan.shape_steps));
     o.set("activationBytes", static_cast<double>(s.last_plan.activation_bytes));
     return o;
   }
