@@ -18,6 +18,7 @@
 #include "kernels/registrations.h"
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/gemm.h"
+#include "kernels/simd/im2col.h"
 
 namespace webnx {
 namespace {
@@ -184,7 +185,11 @@ class ConvKernel : public Kernel {
       simd::PackLhs(w->ptr<float>() + g * group_out_ * k, static_cast<int>(group_out_), k, k,
                     packed_.ptr<float>() + g * per_group);
     }
-    return Status::Ok();
+    col_ = Tensor();  // the packed path builds its column panels itself
+    geometry_ = Geometry();
+    const int block = std::min(simd::GemmColumnBlock(k), static_cast<int>(out_plane_));
+    return Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(simd::PackedRhsSize(k, block))},
+                            &rhs_panels_);
   }
 
   void RunSimd(const float* x, const float* bias, float* y) {
@@ -200,24 +205,28 @@ class ConvKernel : public Kernel {
         ep.max = clamp_hi_;
         if (path_ == ConvPath::kDirect) {
           RunDepthwiseSimd(xg, g, ep, yg);
-        } else if (path_ == ConvPath::kPointwise) {
-          simd::GemmPackedLhs(static_cast<int>(group_out_), static_cast<int>(out_plane_),
-                              static_cast<int>(group_in_), packed_.ptr<float>() + g * per_group, xg,
-                              static_cast<int>(out_plane_), yg, static_cast<int>(out_plane_), ep);
         } else {
-          const int64_t out_rows = axes_[1].out;
-          const int64_t row_cols = axes_[2].out;
-          float* col = col_.ptr<float>();
-          for (int64_t r0 = 0; r0 < out_rows; r0 += band_rows_) {
-            const int64_t r1 = std::min(out_rows, r0 + band_rows_);
-            const int cols = static_cast<int>((r1 - r0) * row_cols);
-            Im2ColBand(xg, r0, r1, col);
-            simd::GemmPackedLhs(static_cast<int>(group_out_), cols, k,
-                                packed_.ptr<float>() + g * per_group, col, cols, yg + r0 * row_cols,
-                                static_cast<int>(out_plane_), ep);
-          }
+          RunPackedGemm(xg, packed_.ptr<float>() + g * per_group, k, ep, yg);
         }
       }
+    }
+  }
+
+  // Output columns in blocks: each block of the right matrix (the input itself for 1x1 convs,
+  // its im2col otherwise) is packed into 8-column panels, then multiplied by the packed weights.
+  void RunPackedGemm(const float* xg, const float* packed_w, int k, const simd::GemmEpilogue& ep,
+                     float* yg) {
+    const int n = static_cast<int>(out_plane_);
+    const int block = simd::GemmColumnBlock(k);
+    float* panels = rhs_panels_.ptr<float>();
+    for (int j0 = 0; j0 < n; j0 += block) {
+      const int cols = std::min(block, n - j0);
+      if (path_ == ConvPath::kPointwise) {
+        simd::PackRhs(xg + j0, k, cols, n, panels);
+      } else {
+        simd::Im2ColPanels(geometry_, xg, j0, cols, panels);
+      }
+      simd::GemmPacked(static_cast<int>(group_out_), cols, k, packed_w, panels, yg + j0, n, ep);
     }
   }
 
@@ -225,6 +234,26 @@ class ConvKernel : public Kernel {
   void RunDepthwiseSimd(const float* xg, int64_t g, const simd::GemmEpilogue& ep, float* yg) {
     simd::DepthwisePlane(depthwise_, xg, weights_for_depthwise_ + g * kernel_size_,
                          ep.bias ? ep.bias[0] : 0.f, yg, ep.min, ep.max, dw_scratch_.ptr<float>());
+  }
+
+  simd::Conv2DGeometry Geometry() const {
+    const nn::WindowAxis& ah = axes_[1];
+    const nn::WindowAxis& aw = axes_[2];
+    simd::Conv2DGeometry g{};
+    g.channels = static_cast<int>(group_in_);
+    g.in_h = static_cast<int>(ah.in);
+    g.in_w = static_cast<int>(aw.in);
+    g.out_h = static_cast<int>(ah.out);
+    g.out_w = static_cast<int>(aw.out);
+    g.kernel_h = static_cast<int>(ah.kernel);
+    g.kernel_w = static_cast<int>(aw.kernel);
+    g.stride_h = static_cast<int>(ah.stride);
+    g.stride_w = static_cast<int>(aw.stride);
+    g.pad_top = static_cast<int>(ah.pad_begin);
+    g.pad_left = static_cast<int>(aw.pad_begin);
+    g.dilation_h = static_cast<int>(ah.dilation);
+    g.dilation_w = static_cast<int>(aw.dilation);
+    return g;
   }
 
   simd::DepthwiseShape DepthwiseShape() const {
@@ -419,12 +448,14 @@ class ConvKernel : public Kernel {
   int64_t kernel_size_ = 0;               // taps per (output, input) channel pair
   std::vector<TapSpan> inner_spans_;      // per innermost-axis tap
   ConvPath path_ = ConvPath::kIm2Col;
-  bool skip_run_ = false;    // empty output
-  int64_t col_rows_ = 0;     // group_in_ * kernel_size_
-  int64_t band_rows_ = 0;    // output rows per im2col band
-  Tensor col_;               // im2col scratch: col_rows_ x (band_rows_ * output width)
-  bool simd_ = false;        // 2-D with constant weights: the SIMD paths below
-  Tensor packed_;            // per group: W packed as the GEMM's left matrix
+  bool skip_run_ = false;  // empty output
+  int64_t col_rows_ = 0;   // group_in_ * kernel_size_
+  int64_t band_rows_ = 0;  // output rows per im2col band
+  Tensor col_;             // im2col scratch: col_rows_ x (band_rows_ * output width)
+  bool simd_ = false;      // 2-D with constant weights: the SIMD paths below
+  Tensor packed_;          // per group: W packed as the GEMM's left matrix
+  Tensor rhs_panels_;      // one block of the right matrix in 8-column panels
+  simd::Conv2DGeometry geometry_{};
   std::vector<float> bias_;  // constant bias, when there is one
   const float* weights_for_depthwise_ = nullptr;
   simd::DepthwiseShape depthwise_{};

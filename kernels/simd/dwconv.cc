@@ -77,7 +77,8 @@ void PadPlane(const DepthwiseShape& s, const PaddedPlane& p, const float* in, fl
       continue;
     }
     std::fill(dst, dst + s.pad_left, 0.f);
-    std::copy(in + static_cast<size_t>(iy) * s.in_w, in + static_cast<size_t>(iy) * s.in_w + copy_w, dst + s.pad_left);
+    std::copy(in + static_cast<size_t>(iy) * s.in_w, in + static_cast<size_t>(iy) * s.in_w + copy_w,
+              dst + s.pad_left);
     std::fill(dst + s.pad_left + copy_w, dst + p.cols, 0.f);
   }
 }
@@ -95,7 +96,8 @@ void PlaneFixed(const DepthwiseShape& s, const float* in, const float* w, float 
   const float* rows[kKernel];
   alignas(16) float tail[4];
   for (int oy = 0; oy < s.out_h; ++oy) {
-    for (int r = 0; r < kKernel; ++r) rows[r] = scratch + static_cast<size_t>(oy * s.stride_h + r) * p.cols;
+    for (int r = 0; r < kKernel; ++r)
+      rows[r] = scratch + static_cast<size_t>(oy * s.stride_h + r) * p.cols;
     float* orow = out + static_cast<size_t>(oy) * s.out_w;
     int ox = 0;
     for (; ox + 16 <= s.out_w; ox += 16) {
@@ -134,7 +136,8 @@ size_t DepthwiseScratchFloats(const DepthwiseShape& s) {
 
 void DepthwisePlane(const DepthwiseShape& s, const float* in, const float* w, float bias,
                     float* out, float lo, float hi, float* scratch) {
-  if (!scratch || DepthwiseScratchFloats(s) == 0) return DepthwisePlaneScalar(s, in, w, bias, out, lo, hi);
+  if (!scratch || DepthwiseScratchFloats(s) == 0)
+    return DepthwisePlaneScalar(s, in, w, bias, out, lo, hi);
   const int k = s.kernel_w;
   if (k == 3 && s.stride_w == 1) return PlaneFixed<3, 1>(s, in, w, bias, out, lo, hi, scratch);
   if (k == 3) return PlaneFixed<3, 2>(s, in, w, bias, out, lo, hi, scratch);

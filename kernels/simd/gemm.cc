@@ -12,8 +12,9 @@ inline float ClampScalar(float v, float lo, float hi) {
   return std::min(std::max(v, lo), hi);
 }
 
-// One Mr x Nr tile: 8 accumulators, 2 B vectors and 1 splat live (V8 slows down past ~10).
-inline void Tile4x8(int k, const float* pa, const float* b, int ldb, float* c, int ldc, int rows,
+// One Mr x Nr tile on packed operands: 8 accumulators, 2 B vectors and 1 splat live (V8
+// slows down past ~10 live vectors). Stores `rows` x `cols` of it (cols < 8 via a copy).
+inline void Tile4x8(int k, const float* pa, const float* pb, float* c, int ldc, int rows, int cols,
                     const float* bias, f32x4 lo, f32x4 hi) {
   f32x4 acc[4][2];
   for (int r = 0; r < 4; ++r) {
@@ -22,9 +23,9 @@ inline void Tile4x8(int k, const float* pa, const float* b, int ldb, float* c, i
     acc[r][1] = init;
   }
   for (int kk = 0; kk < k; ++kk) {
-    const f32x4 b0 = Load(b);
-    const f32x4 b1 = Load(b + 4);
-    b += ldb;
+    const f32x4 b0 = Load(pb);
+    const f32x4 b1 = Load(pb + 4);
+    pb += 8;
     f32x4 a = LoadSplat(pa);
     acc[0][0] = MulAdd(acc[0][0], a, b0);
     acc[0][1] = MulAdd(acc[0][1], a, b1);
@@ -39,41 +40,18 @@ inline void Tile4x8(int k, const float* pa, const float* b, int ldb, float* c, i
     acc[3][1] = MulAdd(acc[3][1], a, b1);
     pa += 4;
   }
-  for (int r = 0; r < rows; ++r) {
-    Store(c + r * ldc, Clamp(acc[r][0], lo, hi));
-    Store(c + r * ldc + 4, Clamp(acc[r][1], lo, hi));
-  }
-}
-
-// Mr x 4 tile for a column tail of 4..7.
-inline void Tile4x4(int k, const float* pa, const float* b, int ldb, float* c, int ldc, int rows,
-                    const float* bias, f32x4 lo, f32x4 hi) {
-  f32x4 acc[4];
-  for (int r = 0; r < 4; ++r) acc[r] = Splat(bias && r < rows ? bias[r] : 0.f);
-  for (int kk = 0; kk < k; ++kk) {
-    const f32x4 b0 = Load(b);
-    b += ldb;
-    acc[0] = MulAdd(acc[0], LoadSplat(pa), b0);
-    acc[1] = MulAdd(acc[1], LoadSplat(pa + 1), b0);
-    acc[2] = MulAdd(acc[2], LoadSplat(pa + 2), b0);
-    acc[3] = MulAdd(acc[3], LoadSplat(pa + 3), b0);
-    pa += 4;
-  }
-  for (int r = 0; r < rows; ++r) Store(c + r * ldc, Clamp(acc[r], lo, hi));
-}
-
-// Mr x 1..3 columns, scalar.
-inline void TileScalar(int k, const float* pa, const float* b, int ldb, float* c, int ldc, int rows,
-                       int cols, const float* bias, float lo, float hi) {
-  for (int j = 0; j < cols; ++j) {
-    float acc[4] = {0, 0, 0, 0};
-    const float* bj = b + j;
-    for (int kk = 0; kk < k; ++kk) {
-      const float bv = bj[static_cast<ptrdiff_t>(kk) * ldb];
-      for (int r = 0; r < 4; ++r) acc[r] += pa[kk * 4 + r] * bv;
+  if (cols == 8) {
+    for (int r = 0; r < rows; ++r) {
+      Store(c + r * ldc, Clamp(acc[r][0], lo, hi));
+      Store(c + r * ldc + 4, Clamp(acc[r][1], lo, hi));
     }
-    for (int r = 0; r < rows; ++r)
-      c[r * ldc + j] = ClampScalar((bias ? bias[r] : 0.f) + acc[r], lo, hi);
+    return;
+  }
+  alignas(16) float tile[8];
+  for (int r = 0; r < rows; ++r) {
+    Store(tile, Clamp(acc[r][0], lo, hi));
+    Store(tile + 4, Clamp(acc[r][1], lo, hi));
+    std::memcpy(c + r * ldc, tile, sizeof(float) * cols);
   }
 }
 
@@ -93,28 +71,44 @@ void PackLhs(const float* a, int m, int k, int lda, float* packed) {
   }
 }
 
-void GemmPackedLhs(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c,
-                   int ldc, const GemmEpilogue& ep) {
+size_t PackedRhsSize(int k, int n) {
+  return static_cast<size_t>((n + kGemmNr - 1) / kGemmNr) * kGemmNr * static_cast<size_t>(k);
+}
+
+void PackRhs(const float* b, int k, int n, int ldb, float* packed) {
+  for (int j = 0; j < n; j += kGemmNr) {
+    const int cols = std::min(kGemmNr, n - j);
+    for (int kk = 0; kk < k; ++kk) {
+      const float* src = b + static_cast<size_t>(kk) * ldb + j;
+      if (cols == kGemmNr) {
+        Store(packed, Load(src));
+        Store(packed + 4, Load(src + 4));
+      } else {
+        for (int t = 0; t < kGemmNr; ++t) packed[t] = t < cols ? src[t] : 0.f;
+      }
+      packed += kGemmNr;
+    }
+  }
+}
+
+int GemmColumnBlock(int k) {
+  // About 128 KiB of packed B per block: L2-resident while every row panel of A passes over it.
+  const int cols = (32768 / std::max(k, 1)) / kGemmNr * kGemmNr;
+  return std::max(kGemmNr, std::min(cols, 1024));
+}
+
+void GemmPacked(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
+                int ldc, const GemmEpilogue& ep) {
   const f32x4 lo = Splat(ep.min);
   const f32x4 hi = Splat(ep.max);
-  // Columns in blocks whose B panel (k x block) stays in cache while every row panel of A
-  // passes over it.
-  const int block = std::max(kGemmNr, (16384 / std::max(k, 1)) / kGemmNr * kGemmNr);
-  for (int j0 = 0; j0 < n; j0 += block) {
-    const int j1 = std::min(n, j0 + block);
-    for (int i = 0; i < m; i += kGemmMr) {
-      const int rows = std::min(kGemmMr, m - i);
-      const float* pa = packed_a + static_cast<size_t>(i) * k;
-      const float* bias = ep.bias ? ep.bias + i : nullptr;
-      float* ci = c + static_cast<size_t>(i) * ldc;
-      int j = j0;
-      for (; j + kGemmNr <= j1; j += kGemmNr)
-        Tile4x8(k, pa, b + j, ldb, ci + j, ldc, rows, bias, lo, hi);
-      if (j + 4 <= j1) {
-        Tile4x4(k, pa, b + j, ldb, ci + j, ldc, rows, bias, lo, hi);
-        j += 4;
-      }
-      if (j < j1) TileScalar(k, pa, b + j, ldb, ci + j, ldc, rows, j1 - j, bias, ep.min, ep.max);
+  for (int i = 0; i < m; i += kGemmMr) {
+    const int rows = std::min(kGemmMr, m - i);
+    const float* pa = packed_a + static_cast<size_t>(i) * k;
+    const float* bias = ep.bias ? ep.bias + i : nullptr;
+    float* ci = c + static_cast<size_t>(i) * ldc;
+    for (int j = 0; j < n; j += kGemmNr) {
+      const float* pb = packed_b + static_cast<size_t>(j) * k;
+      Tile4x8(k, pa, pb, ci + j, ldc, rows, std::min(kGemmNr, n - j), bias, lo, hi);
     }
   }
 }

@@ -1,6 +1,7 @@
-// f32 GEMM microkernels (WASM SIMD128 via kernels/simd/vec.h) with the left matrix packed once
-// at plan time. Convolutions in NCHW map onto them directly: weights [Cout, Cin*kh*kw] are the
-// packed left matrix and the (im2col'd) input [Cin*kh*kw, H*W] is read in place.
+// f32 GEMM microkernels (WASM SIMD128 via kernels/simd/vec.h) on packed operands. Convolutions
+// in NCHW map onto them directly: weights [Cout, Cin*kh*kw], packed once at plan time, are the
+// left matrix; the input [Cin*kh*kw, H*W] (im2col'd for k x k) is the right matrix, packed a
+// block of columns at a time into 8-column panels so the microkernel streams both operands.
 #pragma once
 
 #include <cstddef>
@@ -22,9 +23,17 @@ size_t PackedLhsSize(int m, int k);
 // Panel p holds, for each k, rows [p*Mr, p*Mr+Mr) of column k; rows past M are zero.
 void PackLhs(const float* a, int m, int k, int lda, float* packed);
 
-// C[i][j] = clamp(bias[i] + sum_k A[i][k] * B[k][j]) for i < M, j < N.
-void GemmPackedLhs(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c,
-                   int ldc, const GemmEpilogue& epilogue);
+// Floats needed to pack a K x N matrix into kGemmNr-column panels.
+size_t PackedRhsSize(int k, int n);
+// Panel p holds, for each k, columns [p*Nr, p*Nr+Nr) of row k; columns past N are zero.
+void PackRhs(const float* b, int k, int n, int ldb, float* packed);
+
+// C[i][j] = clamp(bias[i] + sum_k A[i][k] * B[k][j]) for i < M, j < N, both operands packed.
+void GemmPacked(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
+                int ldc, const GemmEpilogue& epilogue);
+
+// Columns per packed block of the right matrix such that the block stays in L2.
+int GemmColumnBlock(int k);
 
 // Y[i][j] = clamp(bias[j] + dot(X[i, :], W[j, :])): a matrix times the transpose of a
 // row-major weight (Gemm with transB=1, the classifier of every zoo model).
