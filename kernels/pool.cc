@@ -1,6 +1,7 @@
 // MaxPool, AveragePool (1-3 spatial dims, run through 3-D loops with leading unit axes) and
 // GlobalMaxPool, GlobalAveragePool (any rank).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/maxpool.h"
 
 namespace webnx {
 namespace {
@@ -78,7 +80,7 @@ class PoolKernel : public Kernel {
     rows_.assign(std::min(axes_[0].kernel, axes_[0].in) * std::min(axes_[1].kernel, axes_[1].in),
                  0);
     in_plane_ = nn::DimProduct(x, 2, x.size());
-    return Status::Ok();
+    return PlanSimd();
   }
 
   Status Run(RunContext& ctx) override {
@@ -94,6 +96,8 @@ class PoolKernel : public Kernel {
         AveragePlane(xp, yp);
       } else if (indices) {
         MaxPlaneWithIndices(xp, p * in_plane_, yp, indices + p * out_plane);
+      } else if (simd_scratch_.data) {
+        simd::MaxPoolPlane(simd_shape_, xp, yp, simd_scratch_.ptr<float>());
       } else {
         MaxPlane(xp, yp);
       }
@@ -122,6 +126,28 @@ class PoolKernel : public Kernel {
       return ctx.Error(ErrorCode::kMalformedModel, "the Indices output needs MaxPool version 8");
     }
     return Status::Ok();
+  }
+
+  // 2-D max pooling without indices and with unit dilation takes the SIMD kernel.
+  Status PlanSimd() {
+    simd_scratch_ = Tensor();
+    const nn::WindowAxis &ad = axes_[0], &ah = axes_[1], &aw = axes_[2];
+    const bool two_d = ad.in == 1 && ad.out == 1 && ad.kernel == 1;
+    if (mode_ != PoolMode::kMax || with_indices_ || !two_d || ah.dilation != 1 ||
+        aw.dilation != 1) {
+      return Status::Ok();
+    }
+    if (ah.in > INT32_MAX / 4 || aw.in > INT32_MAX / 4 || ah.kernel > 4096 || aw.kernel > 4096) {
+      return Status::Ok();
+    }
+    simd_shape_ = simd::Pool2DShape{static_cast<int>(ah.in),        static_cast<int>(aw.in),
+                                    static_cast<int>(ah.out),       static_cast<int>(aw.out),
+                                    static_cast<int>(ah.kernel),    static_cast<int>(aw.kernel),
+                                    static_cast<int>(ah.stride),    static_cast<int>(aw.stride),
+                                    static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
+    const size_t floats = simd::MaxPoolScratchFloats(simd_shape_);
+    if (floats == 0) return Status::Ok();
+    return Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(floats)}, &simd_scratch_);
   }
 
   // Plane offsets of the input rows that the windows of output row (od, oh) cover, into
@@ -229,6 +255,8 @@ class PoolKernel : public Kernel {
   std::vector<int64_t> rows_;  // GatherRows scratch: up to kernel depth * height entries
   int64_t planes_ = 0;         // N * C
   int64_t in_plane_ = 0;
+  simd::Pool2DShape simd_shape_{};
+  Tensor simd_scratch_;  // -inf padded plane for the SIMD max pool; empty: scalar path
 };
 
 // Pools each (n, c) plane down to one value; the output keeps the rank with unit spatial dims.

@@ -131,6 +131,7 @@ static bool HasFixedKernel(const DepthwiseShape& s) {
 size_t DepthwiseScratchFloats(const DepthwiseShape& s) {
   if (!HasFixedKernel(s) || s.out_h <= 0 || s.out_w <= 0) return 0;
   const PaddedPlane p = PaddedGeometry(s);
+  if (s.pad_left < 0 || s.pad_top < 0 || s.pad_left >= p.cols) return 0;
   return static_cast<size_t>(p.rows) * p.cols;
 }
 
