@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "kernels/registrations.h"
+#include "kernels/simd/activation.h"
 
 namespace webnx {
 namespace {
@@ -43,6 +44,13 @@ struct NoAttrs {
   void ReadAttrs(Attrs&) {}
   static constexpr int kIntegersSince = 0;
 };
+
+// Functors with a SIMD body (kernels/simd/activation.h) expose it as Vector(x, y, n).
+template <typename Fn, typename = void>
+struct HasVector : std::false_type {};
+template <typename Fn>
+struct HasVector<Fn, std::void_t<decltype(std::declval<const Fn&>().Vector(nullptr, nullptr, 0))>>
+    : std::true_type {};
 
 // Functors that are clamps (Relu) say so with AsClamp(lo, hi), so the planner can fuse them.
 template <typename Fn, typename = void>
@@ -114,6 +122,7 @@ struct LeakyReluFn {
   float operator()(float x) const { return x < 0 ? alpha * x : x; }
 };
 struct SigmoidFn : NoAttrs {
+  void Vector(const float* x, float* y, int64_t n) const { simd::Sigmoid(x, y, n); }
   // From e^-|x| so nothing overflows; both branches are selects, so the loop vectorises.
   float operator()(float x) const {
     const float e = ExpFloat(-std::fabs(x));
@@ -129,9 +138,13 @@ struct HardSigmoidFn {
   }
   static constexpr int kIntegersSince = 0;
   float operator()(float x) const { return ClampUnit(alpha * x + beta); }
+  void Vector(const float* x, float* y, int64_t n) const {
+    simd::HardSigmoid(alpha, beta, x, y, n);
+  }
 };
 struct HardSwishFn : NoAttrs {
   float operator()(float x) const { return x * ClampUnit(x * (1.f / 6.f) + 0.5f); }
+  void Vector(const float* x, float* y, int64_t n) const { simd::HardSwish(x, y, n); }
 };
 struct TanhFn : NoAttrs {
   float operator()(float x) const { return std::tanh(x); }
@@ -260,6 +273,12 @@ class UnaryKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     const int64_t n = x.numel();
+    if constexpr (HasVector<Fn>::value) {
+      if (dtype_ == DType::kFloat32) {
+        fn_.Vector(x.ptr<float>(), y.ptr<float>(), n);
+        return Status::Ok();
+      }
+    }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, float> ||

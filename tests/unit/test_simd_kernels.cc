@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/simd/activation.h"
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/gemm.h"
 
@@ -115,6 +116,69 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
               ++cases;
             }
   EXPECT_GT(cases, 300);
+}
+
+}  // namespace
+}  // namespace webnx::simd
+
+namespace webnx::simd {
+namespace {
+
+std::vector<float> ActivationInputs() {
+  std::vector<float> x = Random(1003, 77);  // odd length: exercises the 1-3 element tail
+  for (auto& v : x) v *= 12.f;
+  const float specials[] = {0.f,   -0.f,   1e-30f,   -1e-30f,   88.f, -88.f, 104.f, -104.f,
+                            1e30f, -1e30f, INFINITY, -INFINITY, NAN,  3.f,   -3.f};
+  x.insert(x.end(), std::begin(specials), std::end(specials));
+  return x;
+}
+
+TEST(SimdActivation, SigmoidMatchesDoublePrecision) {
+  const auto x = ActivationInputs();
+  std::vector<float> y(x.size());
+  Sigmoid(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(y[i]));
+      continue;
+    }
+    const double want = 1.0 / (1.0 + std::exp(-static_cast<double>(x[i])));
+    EXPECT_NEAR(y[i], want, 3e-7 * std::max(1e-30, want)) << "x=" << x[i];
+  }
+}
+
+TEST(SimdActivation, ExpMatchesDoublePrecision) {
+  auto x = ActivationInputs();
+  std::vector<float> y(x.size());
+  Exp(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i])) continue;
+    const double want = std::exp(std::min(88.8, std::max(-104.0, static_cast<double>(x[i]))));
+    if (want < 1e-37) continue;  // subnormal results: only approximately representable
+    if (want > 3.4028234663852886e38) {
+      EXPECT_TRUE(std::isinf(y[i])) << "x=" << x[i];  // overflows to inf
+      continue;
+    }
+    EXPECT_NEAR(y[i], want, 3e-7 * want) << "x=" << x[i];
+  }
+}
+
+TEST(SimdActivation, HardSigmoidAndHardSwishMatchTheirFormulas) {
+  const auto x = ActivationInputs();
+  std::vector<float> hs(x.size()), sw(x.size());
+  HardSigmoid(0.25f, 0.4f, x.data(), hs.data(), static_cast<int64_t>(x.size()));
+  HardSwish(x.data(), sw.data(), static_cast<int64_t>(x.size()));
+  auto unit = [](float v) { return v < 0.f ? 0.f : (v > 1.f ? 1.f : v); };
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i])) continue;
+    EXPECT_EQ(hs[i], unit(0.25f * x[i] + 0.4f)) << "x=" << x[i];
+    const float want = x[i] * unit(x[i] * (1.f / 6.f) + 0.5f);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(sw[i]));
+    } else {
+      EXPECT_EQ(sw[i], want) << "x=" << x[i];
+    }
+  }
 }
 
 }  // namespace

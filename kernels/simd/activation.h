@@ -1,0 +1,18 @@
+// Elementwise activations with WASM SIMD128, written to round exactly like the scalar functors
+// in kernels/unary.cc (same operations in the same order, no FMA), so both paths agree bitwise.
+#pragma once
+
+#include <cstdint>
+
+namespace webnx::simd {
+
+// e^x by Cody-Waite reduction and a degree-6 polynomial (the scalar ExpFloat's algorithm).
+void Exp(const float* x, float* y, int64_t n);
+// 1 / (1 + e^-x), computed from e^-|x| so nothing overflows.
+void Sigmoid(const float* x, float* y, int64_t n);
+// clamp(alpha * x + beta, 0, 1)
+void HardSigmoid(float alpha, float beta, const float* x, float* y, int64_t n);
+// x * clamp(x / 6 + 1/2, 0, 1)
+void HardSwish(const float* x, float* y, int64_t n);
+
+}  // namespace webnx::simd
