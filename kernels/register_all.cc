@@ -16,6 +16,8 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterConcatSplitKernels(r);
   RegisterGatherSliceKernels(r);
   RegisterMiscKernels(r);
+  RegisterResizeKernels(r);
+  RegisterLayerNormKernels(r);
 }
 
 }  // namespace webnx

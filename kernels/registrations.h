@@ -18,5 +18,7 @@ void RegisterTransposeKernels(OpRegistry& r);      // transpose.cc
 void RegisterConcatSplitKernels(OpRegistry& r);    // concat_split.cc
 void RegisterGatherSliceKernels(OpRegistry& r);    // gather_slice.cc
 void RegisterMiscKernels(OpRegistry& r);           // misc.cc (Constant, Identity, Dropout, Cast)
+void RegisterResizeKernels(OpRegistry& r);         // resize.cc (Resize, Upsample)
+void RegisterLayerNormKernels(OpRegistry& r);      // layer_norm.cc (LayerNormalization)
 
 }  // namespace webnx
