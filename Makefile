@@ -7,6 +7,7 @@ SHELL := /bin/bash
 ROOT := $(CURDIR)
 BUILD := $(ROOT)/build
 NATIVE := $(BUILD)/native
+ASAN := $(BUILD)/native-asan
 WASM := $(BUILD)/wasm
 MODELS := $(BUILD)/models
 PROTOBUF_SRC := $(BUILD)/third_party/protobuf-3.21.12
@@ -15,7 +16,7 @@ JOBS ?= 2
 NODE_TESTS := ../shared/onnx-node-tests
 VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
 
-.PHONY: all setup native wasm models demo test test-native test-wasm-units test-conformance test-node package \
+.PHONY: all setup native wasm models demo test test-native test-sanitizers test-wasm-units test-conformance test-node package \
         bench fuzz format clean
 
 all: native wasm
@@ -48,10 +49,18 @@ demo: wasm
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
 	node examples/demo.mjs --models $(MODELS)
 
-test: native wasm models test-native test-wasm-units test-conformance test-node
+test: native wasm models test-native test-sanitizers test-wasm-units test-conformance test-node
 
 test-native: native
 	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
+
+# The gtest suite and the conformance runner again under AddressSanitizer + UBSan.
+test-sanitizers: setup
+	@[ -f $(ASAN)/build.ninja ] || cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DWEBNX_SANITIZE=ON
+	cmake --build $(ASAN) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 $(ASAN)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt | tail -1
 
 # The gtest suite again, compiled to wasm and run under Node.
 test-wasm-units: wasm

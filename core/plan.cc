@@ -1,5 +1,6 @@
 #include "core/plan.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "core/clock.h"
@@ -99,7 +100,7 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
 
 Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
                    const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
-                   std::unique_ptr<Plan>* out) {
+                   std::unique_ptr<Plan>* out, std::vector<int>* unknown_inputs) {
   const Graph& graph = rg.graph;
   auto plan = std::unique_ptr<Plan>(new Plan());
   plan->stats_.graph_nodes = graph.nodes.size();
@@ -148,8 +149,16 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     }
     std::unique_ptr<Kernel> kernel;
     std::vector<PlannedValue> out_planned;
-    WEBNX_RETURN_IF_ERROR(
-        PlanNode(node, rg.since_versions[n], registry, in_planned, &kernel, &out_planned));
+    Status planned =
+        PlanNode(node, rg.since_versions[n], registry, in_planned, &kernel, &out_planned);
+    if (!planned.ok()) {
+      for (size_t i = 0; unknown_inputs && i < graph.inputs.size(); ++i) {
+        const bool read = std::find(node.inputs.begin(), node.inputs.end(), graph.inputs[i].name) !=
+                          node.inputs.end();
+        if (read && !specialize[i]) unknown_inputs->push_back(static_cast<int>(i));
+      }
+      return planned;
+    }
 
     if (all_known || kernel->ReadsOnlyInputShapes()) {
       // Host evaluation at plan time: the node never runs for this shape signature.
@@ -247,7 +256,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
   plan->stats_.run_steps = plan->steps_.size();
   for (const Step& step : plan->steps_) {
     bool integer_only = !step.outputs.empty();
-    for (const Tensor* t : step.outputs) integer_only = integer_only && (!t || t->dtype != DType::kFloat32);
+    for (const Tensor* t : step.outputs)
+      integer_only = integer_only && (!t || t->dtype != DType::kFloat32);
     if (integer_only) ++plan->stats_.shape_steps;
   }
   *out = std::move(plan);

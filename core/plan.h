@@ -35,9 +35,9 @@ struct StepTiming {
 };
 
 struct PlanStats {
-  size_t graph_nodes = 0;       // nodes in the graph the plan was made from
-  size_t run_steps = 0;         // kernels executed per run
-  size_t folded_nodes = 0;      // nodes evaluated at plan time
+  size_t graph_nodes = 0;   // nodes in the graph the plan was made from
+  size_t run_steps = 0;     // kernels executed per run
+  size_t folded_nodes = 0;  // nodes evaluated at plan time
   size_t fused_nodes = 0;
   // Run steps whose outputs are all integer or bool tensors: shape computations that could not
   // be evaluated when the plan was made (0 for every model whose shapes follow from its inputs').
@@ -50,9 +50,11 @@ class Plan {
   // `inputs[i]` is graph input i (already validated): its shape always, and its contents too
   // when `specialize[i]` is set — small integer inputs (shapes, axes, pads fed at run time)
   // are then evaluated on the host like constants, and the plan is only valid for them.
+  // When planning a node fails, `unknown_inputs` (if given) receives the graph inputs that
+  // node reads directly without knowing their contents: the session may specialise on them.
   static Status Build(const ResolvedGraph& rg, const OpRegistry& registry,
                       const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
-                      std::unique_ptr<Plan>* out);
+                      std::unique_ptr<Plan>* out, std::vector<int>* unknown_inputs = nullptr);
 
   // `inputs[i]` is graph input i with the shape the plan was built for. Output pointers stay
   // valid until the next Run of this plan.

@@ -193,43 +193,78 @@ Status Session::CheckFeeds(const std::vector<NamedTensor>& feeds,
   return Status::Ok();
 }
 
+namespace {
+
 // Integer inputs this small are shape-like (a target shape, axes, pads, a count): plans are
-// specialised on their contents so that shape math on them happens at plan time.
+// specialised on their contents so that shape math on them happens at plan time. Small float
+// inputs are too, once a node has shown it needs their values (Resize scales fed at run time).
 constexpr int64_t kMaxSpecializedElements = 64;
 
-static bool SpecializeOnContents(const Tensor& t) {
-  return t.dtype != DType::kFloat32 && t.numel() <= kMaxSpecializedElements;
+bool Specialize(const Tensor& t, bool float_needed) {
+  return t.numel() <= kMaxSpecializedElements && (t.dtype != DType::kFloat32 || float_needed);
 }
 
-Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) {
+// The plan cache key: every input's shape, and the exact contents of specialised ones.
+std::string PlanKey(const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize) {
   std::string key;
-  std::vector<bool> specialize;
-  for (const Tensor* t : ordered) {
-    key += ShapeToString(t->shape);
-    specialize.push_back(SpecializeOnContents(*t));
-    if (specialize.back()) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = *inputs[i];
+    key += ShapeToString(t.shape);
+    if (specialize[i]) {
       key += "=";
-      for (int64_t i = 0; i < t->numel(); ++i) key += std::to_string(t->IntAt(i)) + ",";
+      const char* bytes = static_cast<const char*>(t.data);
+      for (size_t b = 0; b < t.nbytes(); ++b) {
+        static const char kHex[] = "0123456789abcdef";
+        key += kHex[(bytes[b] >> 4) & 15];
+        key += kHex[bytes[b] & 15];
+      }
     }
     key += ";";
   }
-  for (auto it = plans_.begin(); it != plans_.end(); ++it) {
-    if (it->first == key) {
-      plans_.splice(plans_.begin(), plans_, it);
-      ++stats_.plan_cache_hits;
-      *plan = plans_.front().second.get();
-      stats_.last_plan = (*plan)->stats();
-      return Status::Ok();
+  return key;
+}
+
+}  // namespace
+
+Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) {
+  if (value_needed_.size() != ordered.size()) value_needed_.assign(ordered.size(), false);
+  for (;;) {
+    std::vector<bool> specialize;
+    for (size_t i = 0; i < ordered.size(); ++i)
+      specialize.push_back(Specialize(*ordered[i], value_needed_[i]));
+    const std::string key = PlanKey(ordered, specialize);
+    for (auto it = plans_.begin(); it != plans_.end(); ++it) {
+      if (it->first == key) {
+        plans_.splice(plans_.begin(), plans_, it);
+        ++stats_.plan_cache_hits;
+        *plan = plans_.front().second.get();
+        stats_.last_plan = (*plan)->stats();
+        return Status::Ok();
+      }
     }
+    std::unique_ptr<Plan> fresh;
+    std::vector<int> unknown;
+    Status s = Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, &fresh, &unknown);
+    if (!s.ok()) {
+      // Retry once more per input a failing node needed the contents of, when that input is
+      // small enough to specialise on; otherwise the error stands.
+      bool retry = false;
+      for (int i : unknown) {
+        if (!value_needed_[i] && ordered[i]->numel() <= kMaxSpecializedElements) {
+          value_needed_[i] = true;
+          retry = true;
+        }
+      }
+      if (retry) continue;
+      return s;
+    }
+    ++stats_.plans_built;
+    plans_.emplace_front(key, std::move(fresh));
+    while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
+    *plan = plans_.front().second.get();
+    stats_.last_plan = (*plan)->stats();
+    return Status::Ok();
   }
-  std::unique_ptr<Plan> fresh;
-  WEBNX_RETURN_IF_ERROR(Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, &fresh));
-  ++stats_.plans_built;
-  plans_.emplace_front(key, std::move(fresh));
-  while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
-  *plan = plans_.front().second.get();
-  stats_.last_plan = (*plan)->stats();
-  return Status::Ok();
 }
 
 Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,

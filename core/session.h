@@ -61,6 +61,8 @@ class Session {
   ResolvedGraph rg_;
   SessionOptions options_;
   SessionStats stats_;
+  // Per input: a node needs its contents at plan time, so plans specialise on them.
+  std::vector<bool> value_needed_;
   // Most recently used first.
   std::list<std::pair<std::string, std::unique_ptr<Plan>>> plans_;
 };
