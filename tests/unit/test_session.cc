@@ -1,0 +1,627 @@
+// Session::CreateFromOnnx / Run (core/session.cc, core/plan.cc) end to end on models assembled
+// with ModelBuilder: results against naive computations, planner statistics (fusion, views,
+// folding), the plan cache and input validation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tests/unit/model_builder.h"
+#include "tests/unit/op_runner.h"
+
+namespace webnx::testing {
+namespace {
+
+bool HasSubstr(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+size_t Padded(size_t bytes) {
+  return std::max<size_t>(64, (bytes + 63) / 64 * 64);
+}
+
+std::vector<float> RandomValues(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+NamedTensor Feed(const std::string& name, Tensor t) {
+  NamedTensor nt;
+  nt.name = name;
+  nt.tensor = std::move(t);
+  return nt;
+}
+
+std::vector<float> FloatValues(const Tensor& t) {
+  return std::vector<float>(t.ptr<float>(), t.ptr<float>() + t.numel());
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
+                const std::string& label) {
+  ASSERT_EQ(got.size(), want.size()) << label;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], want[i], 1e-4f * (1.f + std::fabs(want[i]))) << label << " at " << i;
+  }
+}
+
+// ---- Conv -> Relu -> Reshape -> Gemm
+
+constexpr int64_t kC = 2, kH = 5, kW = 5, kM = 3, kK = 3, kOut = 4;
+constexpr int64_t kFlat = kM * kH * kW;  // 'same' padding keeps 5x5
+
+struct ConvNet {
+  std::vector<float> w = RandomValues(kM * kC * kK * kK, 1);
+  std::vector<float> bias = {0.1f, -0.3f, 0.05f};
+  std::vector<float> gemm_w = RandomValues(kOut * kFlat, 2, -0.5f, 0.5f);  // [kOut, kFlat]
+  std::vector<float> gemm_c = {0.5f, -1.f, 0.f, 2.f};
+
+  // X [N, 2, 5, 5] -> Conv (pads 1) -> Relu -> Reshape [0, -1] -> Gemm(transB) -> Y [N, 4].
+  // The Gemm's B is an Identity of an initializer and its C a Constant node: both constant
+  // subgraphs the session folds at load.
+  std::string Bytes() const {
+    ModelBuilder b;
+    b.Input("X", kOnnxFloat, {"N", kC, kH, kW});
+    b.FloatInit("conv_w", {kM, kC, kK, kK}, w, /*raw=*/true);
+    b.FloatInit("conv_b", {kM}, bias, /*raw=*/false);
+    b.Int64Init("flat_shape", {2}, {0, -1});
+    b.FloatInit("gemm_w_stored", {kOut, kFlat}, gemm_w);
+    b.Node("Conv", {"X", "conv_w", "conv_b"}, {"conv"}, "conv")
+        .Ints("pads", {1, 1, 1, 1})
+        .Ints("kernel_shape", {kK, kK})
+        .Ints("strides", {1, 1});
+    b.Node("Relu", {"conv"}, {"relu"}, "relu");
+    b.Node("Reshape", {"relu", "flat_shape"}, {"flat"}, "reshape");
+    b.Node("Identity", {"gemm_w_stored"}, {"gemm_w"}, "weight_identity");
+    b.Node("Constant", {}, {"gemm_c"}, "bias_constant")
+        .TensorAttr("value", FloatTensor({kOut}, gemm_c));
+    b.Node("Gemm", {"flat", "gemm_w", "gemm_c"}, {"Y"}, "gemm").Int("transB", 1);
+    b.Output("Y", kOnnxFloat, {"N", kOut});
+    return b.Bytes();
+  }
+
+  std::vector<float> Reference(const std::vector<float>& x, int64_t n) const {
+    std::vector<float> flat(n * kFlat);
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t m = 0; m < kM; ++m) {
+        for (int64_t y = 0; y < kH; ++y) {
+          for (int64_t xx = 0; xx < kW; ++xx) {
+            double acc = bias[m];
+            for (int64_t c = 0; c < kC; ++c) {
+              for (int64_t ky = 0; ky < kK; ++ky) {
+                for (int64_t kx = 0; kx < kK; ++kx) {
+                  const int64_t iy = y + ky - 1, ix = xx + kx - 1;
+                  if (iy < 0 || iy >= kH || ix < 0 || ix >= kW) continue;
+                  acc += static_cast<double>(x[((b * kC + c) * kH + iy) * kW + ix]) *
+                         w[((m * kC + c) * kK + ky) * kK + kx];
+                }
+              }
+            }
+            flat[b * kFlat + (m * kH + y) * kW + xx] = static_cast<float>(std::max(acc, 0.0));
+          }
+        }
+      }
+    }
+    std::vector<float> out(n * kOut);
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t j = 0; j < kOut; ++j) {
+        double acc = gemm_c[j];
+        for (int64_t k = 0; k < kFlat; ++k)
+          acc += static_cast<double>(flat[b * kFlat + k]) * gemm_w[j * kFlat + k];
+        out[b * kOut + j] = static_cast<float>(acc);
+      }
+    }
+    return out;
+  }
+};
+
+// Runs the conv net at batch n and checks the output against the reference.
+void RunConvNet(Session* session, const ConvNet& net, int64_t n, uint32_t seed) {
+  std::vector<float> x = RandomValues(n * kC * kH * kW, seed, -2.f, 2.f);
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({Feed("X", MakeFloat({n, kC, kH, kW}, x))}, &outputs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0]->shape, (Shape{n, kOut}));
+  ExpectNear(FloatValues(*outputs[0]), net.Reference(x, n), "batch " + std::to_string(n));
+}
+
+TEST(Session, ConvReluReshapeGemmMatchesNaive) {
+  ConvNet net;
+  std::unique_ptr<Session> session;
+  Status s = CreateSession(net.Bytes(), &session);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(session->inputs().size(), 1u);
+  EXPECT_EQ(session->inputs()[0].name, "X");
+  ASSERT_EQ(session->outputs().size(), 1u);
+  EXPECT_EQ(session->outputs()[0].name, "Y");
+  for (int64_t n : {1, 2, 3}) RunConvNet(session.get(), net, n, 100 + static_cast<uint32_t>(n));
+}
+
+TEST(Session, ConvNetStats) {
+  ConvNet net;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(net.Bytes(), &session).ok());
+  // Constant and Identity(initializer) are folded at load.
+  EXPECT_EQ(session->stats().loaded_nodes, 6u);
+  EXPECT_EQ(session->stats().graph_nodes, 4u);
+  EXPECT_GT(session->stats().loaded_nodes, session->stats().graph_nodes);
+
+  for (int64_t n : {1, 4}) {
+    RunConvNet(session.get(), net, n, 7);
+    const PlanStats& plan = session->stats().last_plan;
+    EXPECT_EQ(plan.graph_nodes, 4u);
+    EXPECT_EQ(plan.fused_nodes, 1u);  // the Relu, into the Conv
+    EXPECT_EQ(plan.folded_nodes, 0u);
+    EXPECT_EQ(plan.run_steps, 3u);  // Conv(+Relu), Reshape (a view), Gemm
+    EXPECT_EQ(plan.shape_steps, 0u);
+    // Intermediates: conv, relu, flat (each N*75 floats) and Y (N*4 floats).
+    const size_t conv_bytes = n * kFlat * sizeof(float);
+    const size_t y_bytes = n * kOut * sizeof(float);
+    const size_t sum_of_intermediates = 3 * conv_bytes + y_bytes;
+    EXPECT_LT(plan.activation_bytes, sum_of_intermediates);
+    // Relu shares the Conv's buffer and the Reshape is a view of it: one buffer plus Y.
+    EXPECT_LE(plan.activation_bytes, Padded(conv_bytes) + Padded(y_bytes)) << "batch " << n;
+  }
+}
+
+TEST(Session, ProfileRecordsEveryStep) {
+  ConvNet net;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(net.Bytes(), &session).ok());
+  std::vector<StepTiming> profile;
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({Feed("X", RandomFloat({2, kC, kH, kW}, 3))}, &outputs, &profile);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(profile.size(), session->stats().last_plan.run_steps);
+  EXPECT_EQ(profile[0].op_type, "Conv");
+  EXPECT_EQ(profile[0].output_shape, (Shape{2, kM, kH, kW}));
+  EXPECT_EQ(profile.back().op_type, "Gemm");
+  for (const StepTiming& t : profile) EXPECT_GE(t.ms, 0.0);
+}
+
+// A clamp must not be fused when someone else reads the unclamped values.
+TEST(Session, ReluNotFusedWhenTheProducerHasOtherReaders) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2, 3});
+  std::vector<float> w = {1, -1, 0.5f, -2, 3, -0.25f};  // [3, 2]
+  b.FloatInit("W", {3, 2}, w);
+  b.FloatInit("C", {2}, {-0.5f, 0.25f});
+  b.Node("Gemm", {"X", "W", "C"}, {"g"}, "gemm");
+  b.Node("Relu", {"g"}, {"relu"}, "relu");
+  b.Node("Neg", {"g"}, {"neg"}, "neg");  // a second reader of the Gemm output
+  b.Node("Gemm", {"X", "W", "C"}, {"g2"}, "gemm2");
+  b.Node("Relu", {"g2"}, {"relu2"}, "relu2");  // sole reader: fused into gemm2
+  b.Output("relu", kOnnxFloat, {2, 2});
+  b.Output("neg", kOnnxFloat, {2, 2});
+  b.Output("relu2", kOnnxFloat, {2, 2});
+  b.Output("g", kOnnxFloat, {2, 2});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+  std::vector<float> x = {1, 2, 3, -1, -2, 4};
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({Feed("X", MakeFloat({2, 3}, x))}, &outputs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::vector<float> g(4), relu(4), neg(4);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      float acc = (j == 0 ? -0.5f : 0.25f);
+      for (int k = 0; k < 3; ++k) acc += x[i * 3 + k] * w[k * 2 + j];
+      g[i * 2 + j] = acc;
+      relu[i * 2 + j] = std::max(acc, 0.f);
+      neg[i * 2 + j] = -acc;
+    }
+  }
+  ASSERT_EQ(outputs.size(), 4u);
+  ExpectNear(FloatValues(*outputs[0]), relu, "relu");
+  ExpectNear(FloatValues(*outputs[1]), neg, "neg of the unclamped values");
+  ExpectNear(FloatValues(*outputs[2]), relu, "relu2");
+  ExpectNear(FloatValues(*outputs[3]), g, "g (unclamped)");
+  // Only the second Relu (sole reader of gemm2's output) is fused.
+  EXPECT_EQ(session->stats().last_plan.fused_nodes, 1u);
+}
+
+// A view keeps its source's buffer alive: later steps must not reuse those bytes.
+TEST(Session, ViewsKeepTheirSourceAlive) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {4, 8});
+  b.Int64Init("flat", {1}, {-1});
+  b.Node("Neg", {"X"}, {"a"}, "neg_a");
+  b.Node("Reshape", {"a", "flat"}, {"va"}, "view_a");  // a view of a's buffer
+  b.Node("Abs", {"X"}, {"c"}, "abs_c");
+  b.Node("Neg", {"c"}, {"d"}, "neg_d");  // could take a's bytes if views were ignored
+  b.Node("Sigmoid", {"d"}, {"e"}, "sigmoid_e");
+  b.Node("Reshape", {"e", "flat"}, {"ve"}, "view_e");
+  b.Node("Add", {"va", "ve"}, {"Y"}, "add");
+  b.Output("Y", kOnnxFloat, {32});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+  std::vector<float> x = RandomValues(32, 5, -3.f, 3.f);
+  std::vector<const Tensor*> outputs;
+  for (int run = 0; run < 2; ++run) {
+    Status s = session->Run({Feed("X", MakeFloat({4, 8}, x))}, &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::vector<float> want(32);
+    for (int i = 0; i < 32; ++i) want[i] = -x[i] + 1.f / (1.f + std::exp(std::fabs(x[i])));
+    ExpectNear(FloatValues(*outputs[0]), want, "run " + std::to_string(run));
+  }
+}
+
+// Graph outputs may be graph inputs, views of them, constants or plan-time values.
+TEST(Session, OutputsThatAreInputsConstantsAndFoldedValues) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {"N", 3});
+  b.FloatInit("K", {2}, {4.f, 5.f});
+  b.Node("Identity", {"X"}, {"x_view"}, "x_identity");
+  b.Node("Constant", {}, {"const_out"}, "c").TensorAttr("value", Int64Tensor({3}, {7, 8, 9}));
+  b.Node("Shape", {"X"}, {"x_shape"}, "shape");
+  b.Node("Identity", {"K"}, {"k_view"}, "k_identity");
+  b.Output("X", kOnnxFloat, {"N", 3});
+  b.Output("x_view", kOnnxFloat, {"N", 3});
+  b.Output("const_out", kOnnxInt64, {3});
+  b.Output("x_shape", kOnnxInt64, {2});
+  b.Output("K", kOnnxFloat, {2});
+  b.Output("k_view", kOnnxFloat, {2});
+  std::unique_ptr<Session> session;
+  Status s = CreateSession(b.Bytes(), &session);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int64_t n : {2, 1}) {
+    std::vector<float> x = RandomValues(n * 3, 11);
+    std::vector<const Tensor*> outputs;
+    // The feeds outlive the reads below: outputs 0 and 1 alias X's storage (see
+    // DISABLED_OutputsAliasingAnInputOutliveTheFeeds for what happens otherwise).
+    const std::vector<NamedTensor> feeds = {Feed("X", MakeFloat({n, 3}, x))};
+    s = session->Run(feeds, &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(outputs.size(), 6u);
+    EXPECT_EQ(FloatValues(*outputs[0]), x);
+    EXPECT_EQ(FloatValues(*outputs[1]), x);
+    EXPECT_EQ(outputs[1]->shape, (Shape{n, 3}));
+    ASSERT_EQ(outputs[2]->dtype, DType::kInt64);
+    EXPECT_EQ(std::vector<int64_t>(outputs[2]->ptr<int64_t>(), outputs[2]->ptr<int64_t>() + 3),
+              (std::vector<int64_t>{7, 8, 9}));
+    ASSERT_EQ(outputs[3]->dtype, DType::kInt64);
+    ASSERT_EQ(outputs[3]->numel(), 2);
+    EXPECT_EQ(outputs[3]->ptr<int64_t>()[0], n);
+    EXPECT_EQ(outputs[3]->ptr<int64_t>()[1], 3);
+    EXPECT_EQ(FloatValues(*outputs[4]), (std::vector<float>{4.f, 5.f}));
+    EXPECT_EQ(FloatValues(*outputs[5]), (std::vector<float>{4.f, 5.f}));
+  }
+}
+
+// CORE BUG (core/plan.cc, Plan::Run): a graph output that is a graph input, or a view of one
+// (Identity, Reshape, Flatten, Squeeze, Unsqueeze, Dropout of an input), points at the caller's
+// feed storage, yet Plan::Run drops its reference to that storage at the end of the run
+// ("do not keep caller data alive"). session.h promises the returned tensors "point into the
+// session and stay valid until the next Run", and wasm/bindings.cc relies on it: run() frees its
+// feeds as soon as Session::Run returns and JS then reads outputPtr(i), i.e. freed heap memory.
+// Here the feed's storage is owned by the test; its holder's deleter poisons it with a sentinel
+// when the last reference goes, so the use-after-free shows deterministically as sentinels.
+// Fix idea: keep the holders of aliased inputs alive until the next Run (or copy such outputs
+// into an arena buffer). Disabled until core/ is fixed.
+TEST(Session, DISABLED_OutputsAliasingAnInputOutliveTheFeeds) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2, 3});
+  b.Int64Init("flat", {1}, {-1});
+  b.Node("Identity", {"X"}, {"x_identity"}, "x_identity");
+  b.Node("Reshape", {"X", "flat"}, {"x_flat"}, "x_flat");
+  b.Output("X", kOnnxFloat, {2, 3});
+  b.Output("x_identity", kOnnxFloat, {2, 3});
+  b.Output("x_flat", kOnnxFloat, {6});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  std::vector<float> storage = x;  // stays allocated for the whole test: no real UB here
+  bool released = false;
+  std::vector<const Tensor*> outputs;
+  {
+    Tensor t = Tensor::Borrow(DType::kFloat32, {2, 3}, storage.data());
+    t.holder = std::shared_ptr<void>(storage.data(), [&storage, &released](void*) {
+      std::fill(storage.begin(), storage.end(), -12345.f);  // what a reused heap block holds
+      released = true;
+    });
+    std::vector<NamedTensor> feeds = {Feed("X", std::move(t))};
+    Status s = session->Run(feeds, &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }  // the caller drops its feeds, as WasmSession::run() does
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_FALSE(released) << "the session let go of storage its outputs still point at";
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    EXPECT_EQ(FloatValues(*outputs[i]), x) << "output " << i;
+  }
+}
+
+// ---- Shape -> Gather -> Unsqueeze -> Concat -> Reshape on a dynamic batch
+
+// X [N, 3, 4] -> Reshape(X, Concat(Unsqueeze(Gather(Shape(X), 0)), [-1])) -> [N, 12]
+// -> MatMul W [12, 5] -> Y [N, 5].
+std::string ShapeChainModel(const std::vector<float>& w) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {"N", 3, 4});
+  b.Int64Init("zero", {}, {0});
+  b.Int64Init("axes0", {1}, {0});
+  b.Int64Init("minus_one", {1}, {-1});
+  b.FloatInit("W", {12, 5}, w);
+  b.Node("Shape", {"X"}, {"shape"}, "shape");
+  b.Node("Gather", {"shape", "zero"}, {"batch"}, "gather").Int("axis", 0);
+  b.Node("Unsqueeze", {"batch", "axes0"}, {"batch1"}, "unsqueeze");
+  b.Node("Concat", {"batch1", "minus_one"}, {"target"}, "concat").Int("axis", 0);
+  b.Node("Reshape", {"X", "target"}, {"flat"}, "reshape");
+  b.Node("MatMul", {"flat", "W"}, {"Y"}, "matmul");
+  b.Output("Y", kOnnxFloat, {"N", 5});
+  return b.Bytes();
+}
+
+std::vector<float> MatMulReference(const std::vector<float>& x, const std::vector<float>& w,
+                                   int64_t rows, int64_t inner, int64_t cols) {
+  std::vector<float> y(rows * cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < inner; ++k)
+        acc += static_cast<double>(x[i * inner + k]) * w[k * cols + j];
+      y[i * cols + j] = static_cast<float>(acc);
+    }
+  }
+  return y;
+}
+
+void RunShapeChain(Session* session, const std::vector<float>& w, int64_t n) {
+  std::vector<float> x = RandomValues(n * 12, 40 + static_cast<uint32_t>(n));
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({Feed("X", MakeFloat({n, 3, 4}, x))}, &outputs);
+  ASSERT_TRUE(s.ok()) << "N=" << n << ": " << s.ToString();
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0]->shape, (Shape{n, 5}));
+  ExpectNear(FloatValues(*outputs[0]), MatMulReference(x, w, n, 12, 5), "N=" + std::to_string(n));
+}
+
+TEST(Session, ShapeChainIsEvaluatedAtPlanTime) {
+  const std::vector<float> w = RandomValues(60, 9);
+  std::unique_ptr<Session> session;
+  Status s = CreateSession(ShapeChainModel(w), &session);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(session->stats().graph_nodes, 6u);  // nothing is constant before shapes are known
+  for (int64_t n : {1, 2, 3}) {
+    RunShapeChain(session.get(), w, n);
+    const PlanStats& plan = session->stats().last_plan;
+    EXPECT_GE(plan.folded_nodes, 4u) << "N=" << n;  // Shape, Gather, Unsqueeze, Concat
+    EXPECT_EQ(plan.shape_steps, 0u) << "N=" << n;
+    EXPECT_EQ(plan.run_steps, 2u) << "N=" << n;  // Reshape (a view) and MatMul
+  }
+}
+
+TEST(Session, PlanCacheKeyedByShapes) {
+  const std::vector<float> w = RandomValues(60, 10);
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(ShapeChainModel(w), &session).ok());
+  for (int64_t n : {1, 2, 1, 3, 2}) RunShapeChain(session.get(), w, n);
+  EXPECT_EQ(session->stats().plans_built, 3u);
+  EXPECT_EQ(session->stats().plan_cache_hits, 2u);
+}
+
+TEST(Session, PlanCacheEvictsWithOneSlot) {
+  const std::vector<float> w = RandomValues(60, 11);
+  SessionOptions options;
+  options.max_cached_plans = 1;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(ShapeChainModel(w), &session, options).ok());
+  for (int64_t n : {1, 2, 1}) RunShapeChain(session.get(), w, n);
+  EXPECT_EQ(session->stats().plans_built, 3u);  // N=1 was evicted by N=2 and rebuilt
+  EXPECT_EQ(session->stats().plan_cache_hits, 0u);
+  RunShapeChain(session.get(), w, 1);
+  EXPECT_EQ(session->stats().plans_built, 3u);
+  EXPECT_EQ(session->stats().plan_cache_hits, 1u);
+}
+
+TEST(Session, PlanCacheEvictsLeastRecentlyUsed) {
+  const std::vector<float> w = RandomValues(60, 12);
+  SessionOptions options;
+  options.max_cached_plans = 2;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(ShapeChainModel(w), &session, options).ok());
+  // 1: build [1]; 2: build [2,1]; 1: hit [1,2]; 3: build, evicts 2 [3,1]; 2: build [2,3];
+  // 1: build (evicted by 2) [1,2]; 2: hit.
+  for (int64_t n : {1, 2, 1, 3, 2, 1, 2}) RunShapeChain(session.get(), w, n);
+  EXPECT_EQ(session->stats().plans_built, 5u);
+  EXPECT_EQ(session->stats().plan_cache_hits, 2u);
+}
+
+TEST(Session, ZeroCachedPlansMeansOne) {
+  const std::vector<float> w = RandomValues(60, 13);
+  SessionOptions options;
+  options.max_cached_plans = 0;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(ShapeChainModel(w), &session, options).ok());
+  for (int64_t n : {2, 2, 3}) RunShapeChain(session.get(), w, n);
+  EXPECT_EQ(session->stats().plans_built, 2u);
+  EXPECT_EQ(session->stats().plan_cache_hits, 1u);
+}
+
+// ---- Input validation
+
+TEST(Session, SymbolBoundToTwoSizesNamesBothInputs) {
+  ModelBuilder b;
+  b.Input("left", kOnnxFloat, {"N", 3});
+  b.Input("right", kOnnxFloat, {"N", 3});
+  b.Node("Add", {"left", "right"}, {"Y"}, "add");
+  b.Output("Y", kOnnxFloat, {"N", 3});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run(
+      {Feed("left", RandomFloat({2, 3}, 1)), Feed("right", RandomFloat({3, 3}, 2))}, &outputs);
+  EXPECT_EQ(s.code(), ErrorCode::kShapeMismatch) << s.ToString();
+  EXPECT_TRUE(HasSubstr(s.message(), "'left'")) << s.message();
+  EXPECT_TRUE(HasSubstr(s.message(), "'right'")) << s.message();
+  EXPECT_TRUE(HasSubstr(s.message(), "'N'")) << s.message();
+  EXPECT_EQ(session->stats().plans_built, 0u);
+
+  // Bound consistently it runs (feeds in any order).
+  s = session->Run({Feed("right", MakeFloat({2, 3}, {1, 2, 3, 4, 5, 6})),
+                    Feed("left", MakeFloat({2, 3}, {6, 5, 4, 3, 2, 1}))},
+                   &outputs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(FloatValues(*outputs[0]), std::vector<float>(6, 7.f));
+}
+
+TEST(Session, BadFeedsAreReportedAndTheSessionStillWorks) {
+  ConvNet net;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(net.Bytes(), &session).ok());
+  RunConvNet(session.get(), net, 2, 1);
+
+  struct Case {
+    const char* what;
+    std::vector<NamedTensor> feeds;
+    ErrorCode code;
+    const char* mentions;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"wrong name",
+                   {Feed("x", RandomFloat({1, kC, kH, kW}, 1))},
+                   ErrorCode::kInvalidInput,
+                   "'x'"});
+  {
+    Tensor t;
+    EXPECT_TRUE(Tensor::Allocate(DType::kInt64, {1, kC, kH, kW}, &t).ok());
+    cases.push_back({"wrong dtype", {Feed("X", t)}, ErrorCode::kInvalidInput, "int64"});
+  }
+  cases.push_back({"missing", {}, ErrorCode::kInvalidInput, "'X'"});
+  cases.push_back(
+      {"twice",
+       {Feed("X", RandomFloat({1, kC, kH, kW}, 1)), Feed("X", RandomFloat({1, kC, kH, kW}, 2))},
+       ErrorCode::kInvalidInput,
+       "twice"});
+  cases.push_back(
+      {"wrong rank", {Feed("X", RandomFloat({kC, kH, kW}, 1))}, ErrorCode::kShapeMismatch, "'X'"});
+  cases.push_back({"rank too high",
+                   {Feed("X", RandomFloat({1, 1, kC, kH, kW}, 1))},
+                   ErrorCode::kShapeMismatch,
+                   "'X'"});
+  cases.push_back({"wrong fixed dim",
+                   {Feed("X", RandomFloat({1, kC + 1, kH, kW}, 1))},
+                   ErrorCode::kShapeMismatch,
+                   "dimension 1"});
+  cases.push_back({"wrong last dim",
+                   {Feed("X", RandomFloat({1, kC, kH, kW - 1}, 1))},
+                   ErrorCode::kShapeMismatch,
+                   "dimension 3"});
+  cases.push_back({"no data",
+                   {Feed("X", Tensor::Borrow(DType::kFloat32, {1, kC, kH, kW}, nullptr))},
+                   ErrorCode::kInvalidInput,
+                   "no data"});
+  cases.push_back({"negative dim",
+                   {Feed("X", Tensor::Borrow(DType::kFloat32, {-1, kC, kH, kW}, nullptr))},
+                   ErrorCode::kInvalidInput,
+                   "'X'"});
+  const size_t built_before = session->stats().plans_built;
+  uint32_t seed = 50;
+  for (const Case& c : cases) {
+    std::vector<const Tensor*> outputs;
+    Status s = session->Run(c.feeds, &outputs);
+    EXPECT_EQ(s.code(), c.code) << c.what << ": " << s.ToString();
+    EXPECT_TRUE(HasSubstr(s.message(), c.mentions)) << c.what << ": " << s.message();
+    // A good run afterwards still gives the right answer.
+    RunConvNet(session.get(), net, 1 + seed % 3, seed);
+    ++seed;
+  }
+  EXPECT_LE(session->stats().plans_built, built_before + 2);  // batches 1 and 3 at most
+}
+
+// ---- Unsupported operators
+
+TEST(Session, AllUnsupportedOperatorsInOneError) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2});
+  b.Node("FancyOp", {"X"}, {"a"}, "fancy_1");
+  b.Node("Relu", {"a"}, {"r"}, "relu");
+  b.Node("WeirdOp", {"r"}, {"w"}, "weird_1");
+  b.Node("FancyOp", {"w"}, {"Y"}, "fancy_2");
+  b.Output("Y", kOnnxFloat, {2});
+  Graph g;
+  ASSERT_TRUE(LoadBytes(b.Bytes(), &g).ok());  // the loader knows no operator
+  std::unique_ptr<Session> session;
+  Status s = CreateSession(b.Bytes(), &session);
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupportedOperator) << s.ToString();
+  for (const char* part : {"FancyOp", "WeirdOp", "'fancy_1'", "'fancy_2'", "'weird_1'"}) {
+    EXPECT_TRUE(HasSubstr(s.message(), part)) << part << " not in: " << s.message();
+  }
+  EXPECT_FALSE(HasSubstr(s.message(), "'relu'")) << s.message();
+  EXPECT_TRUE(HasSubstr(s.message(), "2 unsupported operators")) << s.message();
+  EXPECT_EQ(session, nullptr);
+}
+
+TEST(Session, OperatorOfAnUnimportedDomainIsUnsupported) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2});
+  b.Node("Relu", {"X"}, {"Y"}, "custom_relu").Domain("com.example");
+  b.Output("Y", kOnnxFloat, {2});
+  std::unique_ptr<Session> session;
+  Status s = CreateSession(b.Bytes(), &session);
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupportedOperator) << s.ToString();
+  EXPECT_TRUE(HasSubstr(s.message(), "custom_relu")) << s.message();
+  EXPECT_TRUE(HasSubstr(s.message(), "com.example")) << s.message();
+}
+
+// ---- Small integer inputs: plans specialise on their contents
+
+TEST(Session, RuntimeReshapeTargetIsSpecialised) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2, 6});
+  b.Input("target", kOnnxInt64, {2});
+  b.FloatInit("one", {}, {1.f});
+  b.Node("Reshape", {"X", "target"}, {"r"}, "reshape");
+  b.Node("Add", {"r", "one"}, {"Y"}, "add");
+  b.Output("Y", kOnnxFloat, {D(), D()});
+  std::unique_ptr<Session> session;
+  Status s = CreateSession(b.Bytes(), &session);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  const std::vector<float> x = RandomValues(12, 21);
+  std::vector<float> want(12);
+  for (int i = 0; i < 12; ++i) want[i] = x[i] + 1.f;
+  auto run = [&](std::vector<int64_t> target, Shape expect_shape) {
+    std::vector<const Tensor*> outputs;
+    Status st = session->Run(
+        {Feed("X", MakeFloat({2, 6}, x)), Feed("target", MakeInt64({2}, target))}, &outputs);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(outputs[0]->shape, expect_shape);
+    EXPECT_EQ(FloatValues(*outputs[0]), want);
+  };
+  run({3, 4}, {3, 4});
+  EXPECT_EQ(session->stats().plans_built, 1u);
+  run({4, 3}, {4, 3});  // same shapes, new contents: a new plan
+  EXPECT_EQ(session->stats().plans_built, 2u);
+  run({3, 4}, {3, 4});
+  EXPECT_EQ(session->stats().plans_built, 2u);
+  EXPECT_EQ(session->stats().plan_cache_hits, 1u);
+
+  // A target that does not fit fails when planning; the session keeps working.
+  std::vector<const Tensor*> outputs;
+  s = session->Run({Feed("X", MakeFloat({2, 6}, x)), Feed("target", MakeInt64({2}, {5, 5}))},
+                   &outputs);
+  EXPECT_EQ(s.code(), ErrorCode::kShapeMismatch) << s.ToString();
+  EXPECT_TRUE(HasSubstr(s.message(), "reshape")) << s.message();
+  run({-1, 2}, {6, 2});
+  run({0, -1}, {2, 6});
+  EXPECT_EQ(session->stats().plans_built, 4u);
+  // The reshape target is known at plan time: no integer steps at run time.
+  EXPECT_EQ(session->stats().last_plan.shape_steps, 0u);
+}
+
+TEST(Session, SessionFromGraphRunsTheSameModel) {
+  const std::vector<float> w = RandomValues(60, 14);
+  Graph g;
+  ASSERT_TRUE(LoadBytes(ShapeChainModel(w), &g).ok());
+  std::unique_ptr<Session> session;
+  Status s = Session::CreateFromGraph(std::move(g), SessionOptions(), &session);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  RunShapeChain(session.get(), w, 2);
+}
+
+}  // namespace
+}  // namespace webnx::testing
