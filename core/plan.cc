@@ -289,7 +289,7 @@ Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Ten
       return s;
     }
   }
-  for (Tensor* slot : input_slots_) slot->holder.reset();  // do not keep caller data alive
+  // The input slots keep their holders until the next run: outputs may alias a feed.
   *outputs = output_slots_;
   return Status::Ok();
 }

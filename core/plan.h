@@ -38,10 +38,10 @@ struct PlanStats {
   size_t graph_nodes = 0;   // nodes in the graph the plan was made from
   size_t run_steps = 0;     // kernels executed per run
   size_t folded_nodes = 0;  // nodes evaluated at plan time
-  size_t fused_nodes = 0;
+  size_t fused_nodes = 0;   // clamps folded into the producing kernel's epilogue
   // Run steps whose outputs are all integer or bool tensors: shape computations that could not
   // be evaluated when the plan was made (0 for every model whose shapes follow from its inputs').
-  size_t shape_steps = 0;       // clamps folded into the producing kernel's epilogue
+  size_t shape_steps = 0;
   size_t activation_bytes = 0;  // size of the activation arena
 };
 
@@ -57,7 +57,8 @@ class Plan {
                       std::unique_ptr<Plan>* out, std::vector<int>* unknown_inputs = nullptr);
 
   // `inputs[i]` is graph input i with the shape the plan was built for. Output pointers stay
-  // valid until the next Run of this plan.
+  // valid until the next Run of this plan: outputs that alias an input (the input itself, or a
+  // view of it) keep that input's storage alive until then.
   // With `profile`, also records each step's wall time.
   Status Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs,
              std::vector<StepTiming>* profile = nullptr);

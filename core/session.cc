@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
 
 namespace webnx {
@@ -11,6 +12,14 @@ Status Session::CreateFromOnnx(const uint8_t* data, size_t size, const SessionOp
                                std::unique_ptr<Session>* out) {
   Graph graph;
   WEBNX_RETURN_IF_ERROR(LoadOnnxModel(data, size, &graph));
+  return CreateFromGraph(std::move(graph), options, out);
+}
+
+Status Session::CreateFromJson(const char* text, size_t size,
+                               const std::map<std::string, std::string>& files,
+                               const SessionOptions& options, std::unique_ptr<Session>* out) {
+  Graph graph;
+  WEBNX_RETURN_IF_ERROR(LoadJsonModel(text, size, files, &graph));
   return CreateFromGraph(std::move(graph), options, out);
 }
 

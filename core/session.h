@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ class Session {
   // From ONNX bytes.
   static Status CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                                std::unique_ptr<Session>* out);
+  // From a JSON graph document (webnx-graph or ONNX-JSON); `files` are the side files its
+  // tensors name.
+  static Status CreateFromJson(const char* text, size_t size,
+                               const std::map<std::string, std::string>& files,
+                               const SessionOptions& options, std::unique_ptr<Session>* out);
   // From a graph produced by any loader.
   static Status CreateFromGraph(Graph graph, const SessionOptions& options,
                                 std::unique_ptr<Session>* out);

@@ -43,6 +43,18 @@ Status CheckCount(const Field& field, int64_t numel, const std::string& what, co
   return Status::Ok();
 }
 
+// Values stored in the typed field the dtype uses (float16 and bool use int32_data).
+int64_t StoredValueCount(const onnx::TensorProto& proto) {
+  switch (proto.data_type()) {
+    case onnx::TensorProto_DataType_FLOAT:
+      return proto.float_data_size();
+    case onnx::TensorProto_DataType_INT64:
+      return proto.int64_data_size();
+    default:
+      return proto.int32_data_size();
+  }
+}
+
 Status ReadTypedFields(const onnx::TensorProto& proto, const std::string& what, Tensor* t) {
   const int64_t n = t->numel();
   switch (proto.data_type()) {
@@ -203,6 +215,15 @@ Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, 
     return Malformed(what + " has an invalid shape " + ShapeToString(shape));
   }
   DType dtype = dt == kOnnxFloat16 ? DType::kFloat32 : static_cast<DType>(dt);
+  // The data must match the shape before anything the size of the shape is allocated.
+  const int64_t stored = proto.has_raw_data()
+                             ? static_cast<int64_t>(proto.raw_data().size()) /
+                                   static_cast<int64_t>(dt == kOnnxFloat16 ? 2 : DTypeSize(dtype))
+                             : StoredValueCount(proto);
+  if (stored != numel) {
+    return Malformed(what + " stores " + std::to_string(stored) + " values but its shape " +
+                     ShapeToString(shape) + " needs " + std::to_string(numel));
+  }
   WEBNX_RETURN_IF_ERROR(Tensor::Allocate(dtype, shape, out));
   if (proto.has_raw_data()) return ReadRawData(proto, what, out);
   return ReadTypedFields(proto, what, out);
@@ -240,6 +261,7 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
                       std::to_string(kMinDefaultOpset) + " to " + std::to_string(kMaxDefaultOpset));
   }
   graph->producer = model.producer_name();
+  graph->metadata.clear();
   for (const auto& kv : model.metadata_props()) graph->metadata[kv.key()] = kv.value();
 
   const onnx::GraphProto& g = model.graph();

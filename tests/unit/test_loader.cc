@@ -157,11 +157,8 @@ TEST(Loader, ValidModelReadsBack) {
   EXPECT_EQ(g.nodes[1].op_type, "Identity");
 }
 
-// CORE BUG (minor, core/loaders/onnx_loader.cc, LoadOnnxModel): every Graph field is cleared
-// before it is filled except `metadata`, so loading a second model into the same Graph keeps
-// the first model's metadata_props (Session::CreateFromOnnx always uses a fresh Graph, so only
-// direct LoadOnnxModel callers see it). Fix: graph->metadata.clear() next to the other clears.
-TEST(Loader, DISABLED_LoadingIntoAUsedGraphReplacesMetadata) {
+// Loading into a Graph that held another model replaces everything, metadata included.
+TEST(Loader, LoadingIntoAUsedGraphReplacesMetadata) {
   ModelBuilder first = SmallModel();
   auto* meta = first.proto().add_metadata_props();
   meta->set_key("only_in_first");
@@ -406,16 +403,10 @@ TEST(Loader, NegativeInitializerDimIsMalformed) {
   EXPECT_TRUE(HasSubstr(s.message(), "'T'")) << s.message();
 }
 
-// CORE BUG (core/loaders/onnx_loader.cc, TensorFromProto): the tensor is allocated (and
-// zero-filled) for its declared shape before the data's length is checked against it. An
-// initializer that declares a huge shape and carries no data is therefore reported as
-// kOutOfMemory with a message that does not name the initializer ("tensor of shape [...] is too
-// large to allocate"), instead of kMalformedModel naming it. Below the 4 GiB cap of
-// Tensor::Allocate the same few-byte model makes the loader allocate and memset up to 4 GiB
-// before it notices the data is missing (not run here for that reason). Fix idea: compare
-// raw_data / typed-field lengths with the shape's element count before Tensor::Allocate.
-// Disabled until core/ is fixed.
-TEST(Loader, DISABLED_HugeShapeWithoutDataIsMalformedNotOutOfMemory) {
+// The data's length is checked against the shape before anything the size of the shape is
+// allocated: a huge declared shape with no data is a malformed initializer, named, not an
+// out-of-memory error (and a few-byte model never makes the loader allocate gigabytes).
+TEST(Loader, HugeShapeWithoutDataIsMalformedNotOutOfMemory) {
   for (bool raw : {true, false}) {
     // 2^31 floats = 8 GiB: over the allocation cap, so nothing is actually allocated.
     Graph g;

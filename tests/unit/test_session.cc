@@ -271,7 +271,7 @@ TEST(Session, OutputsThatAreInputsConstantsAndFoldedValues) {
     std::vector<float> x = RandomValues(n * 3, 11);
     std::vector<const Tensor*> outputs;
     // The feeds outlive the reads below: outputs 0 and 1 alias X's storage (see
-    // DISABLED_OutputsAliasingAnInputOutliveTheFeeds for what happens otherwise).
+    // OutputsAliasingAnInputOutliveTheFeeds for what happens otherwise).
     const std::vector<NamedTensor> feeds = {Feed("X", MakeFloat({n, 3}, x))};
     s = session->Run(feeds, &outputs);
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -291,17 +291,11 @@ TEST(Session, OutputsThatAreInputsConstantsAndFoldedValues) {
   }
 }
 
-// CORE BUG (core/plan.cc, Plan::Run): a graph output that is a graph input, or a view of one
-// (Identity, Reshape, Flatten, Squeeze, Unsqueeze, Dropout of an input), points at the caller's
-// feed storage, yet Plan::Run drops its reference to that storage at the end of the run
-// ("do not keep caller data alive"). session.h promises the returned tensors "point into the
-// session and stay valid until the next Run", and wasm/bindings.cc relies on it: run() frees its
-// feeds as soon as Session::Run returns and JS then reads outputPtr(i), i.e. freed heap memory.
-// Here the feed's storage is owned by the test; its holder's deleter poisons it with a sentinel
-// when the last reference goes, so the use-after-free shows deterministically as sentinels.
-// Fix idea: keep the holders of aliased inputs alive until the next Run (or copy such outputs
-// into an arena buffer). Disabled until core/ is fixed.
-TEST(Session, DISABLED_OutputsAliasingAnInputOutliveTheFeeds) {
+// Outputs that are a graph input, or a view of one, point at the caller's feed storage; the
+// session keeps that storage alive until the next Run (wasm/bindings.cc frees its feeds as soon
+// as Session::Run returns and JS reads the outputs afterwards). The feed's holder poisons the
+// storage when the last reference goes, so a use-after-free would show as sentinels.
+TEST(Session, OutputsAliasingAnInputOutliveTheFeeds) {
   ModelBuilder b;
   b.Input("X", kOnnxFloat, {2, 3});
   b.Int64Init("flat", {1}, {-1});
@@ -310,12 +304,12 @@ TEST(Session, DISABLED_OutputsAliasingAnInputOutliveTheFeeds) {
   b.Output("X", kOnnxFloat, {2, 3});
   b.Output("x_identity", kOnnxFloat, {2, 3});
   b.Output("x_flat", kOnnxFloat, {6});
+  // Declared before the session, so they outlive it: its holder may only go when it does.
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  std::vector<float> storage = x;
+  bool released = false;
   std::unique_ptr<Session> session;
   ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
-
-  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
-  std::vector<float> storage = x;  // stays allocated for the whole test: no real UB here
-  bool released = false;
   std::vector<const Tensor*> outputs;
   {
     Tensor t = Tensor::Borrow(DType::kFloat32, {2, 3}, storage.data());
