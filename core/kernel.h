@@ -9,6 +9,7 @@
 #include "core/attrs.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "core/thread_pool.h"
 
 namespace webnx {
 
@@ -25,6 +26,9 @@ class PlanContext {
 
   const Node& node() const { return node_; }
   int since_version() const { return since_version_; }
+  // Threads a run may use (size per-thread scratch for this many).
+  int threads() const { return threads_; }
+  void set_threads(int threads) { threads_ = threads < 1 ? 1 : threads; }
   Attrs& attrs() { return attrs_; }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
@@ -50,6 +54,7 @@ class PlanContext {
  private:
   const Node& node_;
   int since_version_;
+  int threads_ = 1;
   Attrs attrs_;
   std::vector<const PlannedValue*> inputs_;
   std::vector<PlannedValue> outputs_;
@@ -57,8 +62,14 @@ class PlanContext {
 
 class RunContext {
  public:
-  RunContext(std::vector<const Tensor*> inputs, std::vector<Tensor*> outputs)
-      : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+  RunContext(std::vector<const Tensor*> inputs, std::vector<Tensor*> outputs, int threads = 1)
+      : inputs_(std::move(inputs)), outputs_(std::move(outputs)), threads_(threads) {}
+  int threads() const { return threads_; }
+  // Runs fn(task, slot) for every task in [0, tasks) on up to threads() threads; `slot` <
+  // threads() picks the caller's per-thread scratch. Tasks must write disjoint outputs.
+  void ParallelFor(int64_t tasks, const ThreadPool::TaskFn& fn) const {
+    ThreadPool::Global().Run(threads_, tasks, fn);
+  }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   bool has_input(int i) const { return i >= 0 && i < num_inputs() && inputs_[i] != nullptr; }
   const Tensor& input(int i) const { return *inputs_[i]; }
@@ -69,6 +80,7 @@ class RunContext {
  private:
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
+  int threads_ = 1;
 };
 
 class Kernel {

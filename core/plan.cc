@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include "core/clock.h"
 #include "core/memory_plan.h"
@@ -10,7 +11,7 @@ namespace webnx {
 namespace {
 
 // Plans one node: returns its kernel with outputs' dtypes and shapes in `outputs`.
-Status PlanNode(const Node& node, int since_version, const OpRegistry& registry,
+Status PlanNode(const Node& node, int since_version, int threads, const OpRegistry& registry,
                 const std::vector<const PlannedValue*>& inputs, std::unique_ptr<Kernel>* kernel,
                 std::vector<PlannedValue>* outputs) {
   *kernel = registry.Create(node.domain, node.op_type);
@@ -18,6 +19,7 @@ Status PlanNode(const Node& node, int since_version, const OpRegistry& registry,
     return Status(ErrorCode::kUnsupportedOperator, node.Describe() + " has no registered kernel");
   }
   PlanContext ctx(node, since_version, inputs);
+  ctx.set_threads(threads);
   WEBNX_RETURN_IF_ERROR((*kernel)->Plan(ctx));
   WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
   for (int i = 0; i < ctx.num_outputs(); ++i) {
@@ -28,6 +30,18 @@ Status PlanNode(const Node& node, int since_version, const OpRegistry& registry,
     }
   }
   *outputs = ctx.outputs();
+  return Status::Ok();
+}
+
+// Every output within the session's limits before anything is allocated or placed for it
+// (this also catches a kernel's shape inference going negative or overflowing).
+Status CheckPlannedOutputs(const Node& node, const std::vector<PlannedValue>& planned,
+                           const SessionLimits& limits) {
+  for (size_t i = 0; i < planned.size(); ++i) {
+    if (node.outputs[i].empty()) continue;
+    WEBNX_RETURN_IF_ERROR(CheckShapeLimits(planned[i].shape, DTypeSize(planned[i].dtype), limits,
+                                           node.Describe() + ", output '" + node.outputs[i] + "'"));
+  }
   return Status::Ok();
 }
 
@@ -42,6 +56,22 @@ Status AllocateOutputs(const Node& node, const std::vector<PlannedValue>& planne
                     node.Describe() + ", output '" + node.outputs[i] + "': " + s.message());
   }
   return Status::Ok();
+}
+
+// Bytes of a planned tensor (within limits: CheckPlannedOutputs ran).
+int64_t PlannedBytes(const PlannedValue& pv) {
+  int64_t n = 0;
+  return ShapeNumel(pv.shape, &n) ? n * static_cast<int64_t>(DTypeSize(pv.dtype)) : 0;
+}
+
+// A plan's activations and plan-time constants share one budget. `where`: "" or the node that
+// passed it.
+Status CheckPlanBytes(int64_t bytes, const SessionLimits& limits, const std::string& where) {
+  if (bytes <= limits.max_arena_bytes) return Status::Ok();
+  return LimitError(ErrorCode::kOutOfMemory, "the plan needs", bytes,
+                    " bytes for activations and plan-time constants" +
+                        (where.empty() ? std::string() : " (at " + where + ")"),
+                    limits.max_arena_bytes, "maxArenaBytes");
 }
 
 // Runs a kernel on host-known inputs into owned outputs. A view's output 0 then shares the
@@ -82,7 +112,8 @@ bool Plan::TryFuseClamp(const Node& node, const Kernel& kernel,
 }
 
 Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
-                    const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs) {
+                    const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs,
+                    const SessionLimits& limits) {
   std::vector<PlannedValue> planned(inputs.size());
   std::vector<const PlannedValue*> planned_ptrs(inputs.size(), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -93,7 +124,8 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
   WEBNX_RETURN_IF_ERROR(
-      PlanNode(node, since_version, registry, planned_ptrs, &kernel, &out_planned));
+      PlanNode(node, since_version, 1, registry, planned_ptrs, &kernel, &out_planned));
+  WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, limits));
   WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, outputs));
   return RunKernel(node, *kernel, inputs, outputs);
 }
@@ -133,6 +165,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     for (const auto& name : node.inputs) ++readers[name];
   for (const auto& out : graph.outputs) ++readers[out.name];
   std::unordered_map<std::string, int> first_output_of_step;
+  int64_t plan_constant_bytes = 0;  // outputs of nodes evaluated at plan time
 
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
@@ -149,8 +182,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     }
     std::unique_ptr<Kernel> kernel;
     std::vector<PlannedValue> out_planned;
-    Status planned =
-        PlanNode(node, rg.since_versions[n], registry, in_planned, &kernel, &out_planned);
+    Status planned = PlanNode(node, rg.since_versions[n], rg.threads, registry, in_planned, &kernel,
+                              &out_planned);
     if (!planned.ok()) {
       for (size_t i = 0; unknown_inputs && i < graph.inputs.size(); ++i) {
         const bool read = std::find(node.inputs.begin(), node.inputs.end(), graph.inputs[i].name) !=
@@ -159,9 +192,13 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       }
       return planned;
     }
+    WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg.limits));
 
     if (all_known || kernel->ReadsOnlyInputShapes()) {
       // Host evaluation at plan time: the node never runs for this shape signature.
+      for (size_t i = 0; i < out_planned.size(); ++i)
+        if (!node.outputs[i].empty()) plan_constant_bytes += PlannedBytes(out_planned[i]);
+      WEBNX_RETURN_IF_ERROR(CheckPlanBytes(plan_constant_bytes, rg.limits, node.Describe()));
       std::vector<Tensor> outputs;
       WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, &outputs));
       std::vector<Tensor> shape_only(node.inputs.size());
@@ -240,8 +277,15 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
   }
   size_t arena_bytes = 0;
   std::vector<size_t> offsets = PlaceBuffers(buffers, &arena_bytes);
-  WEBNX_RETURN_IF_ERROR(
-      Tensor::Allocate(DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
+  const int64_t arena = arena_bytes == SIZE_MAX ? INT64_MAX : static_cast<int64_t>(arena_bytes);
+  WEBNX_RETURN_IF_ERROR(CheckPlanBytes(
+      plan_constant_bytes > INT64_MAX - arena ? INT64_MAX : plan_constant_bytes + arena, rg.limits,
+      ""));
+  {
+    ScopedTensorByteLimit arena_cap(rg.limits.max_arena_bytes);  // one tensor, not a weight
+    WEBNX_RETURN_IF_ERROR(
+        Tensor::Allocate(DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
+  }
   for (size_t b = 0; b < buffers.size(); ++b) {
     for (Tensor* t : buffer_tensors[b]) t->data = plan->arena_.ptr<uint8_t>() + offsets[b];
   }
@@ -253,6 +297,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     plan->output_slots_.push_back(t);
     plan->output_shapes_.push_back(t->shape);
   }
+  plan->threads_ = rg.threads;
   plan->stats_.run_steps = plan->steps_.size();
   for (const Step& step : plan->steps_) {
     bool integer_only = !step.outputs.empty();
@@ -275,7 +320,7 @@ Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Ten
   }
   if (profile) profile->clear();
   for (Step& step : steps_) {
-    RunContext ctx(step.inputs, step.outputs);
+    RunContext ctx(step.inputs, step.outputs, threads_);
     const double start = profile ? NowMs() : 0;
     Status s = step.kernel->Run(ctx);
     if (profile) {

@@ -11,6 +11,7 @@
 
 #include "core/graph.h"
 #include "core/kernel.h"
+#include "core/limits.h"
 #include "core/op_registry.h"
 
 namespace webnx {
@@ -20,11 +21,15 @@ namespace webnx {
 struct ResolvedGraph {
   Graph graph;
   std::vector<int> since_versions;
+  int threads = 1;  // threads each run may use
+  SessionLimits limits;
 };
 
 // Evaluates one node on the host on known inputs (nullptr = omitted optional input).
+// Outputs are checked against `limits` before they are allocated.
 Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
-                    const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs);
+                    const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs,
+                    const SessionLimits& limits = SessionLimits());
 
 // Time of one run step, for session.run(feeds, { profile: true }).
 struct StepTiming {
@@ -86,6 +91,7 @@ class Plan {
   std::vector<Shape> output_shapes_;
   std::vector<Step> steps_;
   Tensor arena_;  // every activation of the plan, placed by liveness
+  int threads_ = 1;
   PlanStats stats_;
 };
 

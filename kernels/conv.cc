@@ -117,7 +117,7 @@ class ConvKernel : public Kernel {
     float* y = ctx.output(0).ptr<float>();
     if (skip_run_) return Status::Ok();
     if (simd_) {
-      RunSimd(x, bias_.empty() ? bias : bias_.data(), y);
+      RunSimd(ctx, x, bias_.empty() ? bias : bias_.data(), y);
       return Status::Ok();
     }
     for (int64_t n = 0; n < batch_; ++n) {
@@ -174,8 +174,9 @@ class ConvKernel : public Kernel {
       depthwise_ = DepthwiseShape();
       const size_t scratch = simd::DepthwiseScratchFloats(depthwise_);
       dw_scratch_ = Tensor();
+      dw_scratch_floats_ = static_cast<int64_t>(scratch);
       if (scratch == 0) return Status::Ok();
-      return Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(scratch)}, &dw_scratch_);
+      return Tensor::Allocate(DType::kFloat32, {dw_scratch_floats_ * ctx.threads()}, &dw_scratch_);
     }
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
@@ -188,52 +189,61 @@ class ConvKernel : public Kernel {
     col_ = Tensor();  // the packed path builds its column panels itself
     geometry_ = Geometry();
     const int block = std::min(simd::GemmColumnBlock(k), static_cast<int>(out_plane_));
-    return Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(simd::PackedRhsSize(k, block))},
-                            &rhs_panels_);
+    panel_floats_ = static_cast<int64_t>(simd::PackedRhsSize(k, block));
+    return Tensor::Allocate(DType::kFloat32, {panel_floats_ * ctx.threads()}, &rhs_panels_);
   }
 
-  void RunSimd(const float* x, const float* bias, float* y) {
+  // Work is split into tasks over (image, group, column block, row chunk) for the GEMM paths
+  // and (image, channel) for depthwise; each task writes its own outputs with its own scratch.
+  void RunSimd(const RunContext& ctx, const float* x, const float* bias, float* y) {
     const int k = static_cast<int>(group_in_ * kernel_size_);
-    const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
-    for (int64_t n = 0; n < batch_; ++n) {
-      for (int64_t g = 0; g < groups_; ++g) {
-        const float* xg = x + (n * in_channels_ + g * group_in_) * in_plane_;
-        float* yg = y + (n * out_channels_ + g * group_out_) * out_plane_;
-        simd::GemmEpilogue ep;
-        ep.bias = bias ? bias + g * group_out_ : nullptr;
-        ep.min = clamp_lo_;
-        ep.max = clamp_hi_;
-        if (path_ == ConvPath::kDirect) {
-          RunDepthwiseSimd(xg, g, ep, yg);
-        } else {
-          RunPackedGemm(xg, packed_.ptr<float>() + g * per_group, k, ep, yg);
-        }
-      }
+    const int64_t images = batch_ * groups_;
+    if (path_ == ConvPath::kDirect) {
+      ctx.ParallelFor(images, [&](int64_t task, int slot) {
+        const int64_t g = task % groups_;
+        const float* xg = x + task * in_plane_;  // one input and one output channel per group
+        simd::DepthwisePlane(depthwise_, xg, weights_for_depthwise_ + g * kernel_size_,
+                             bias ? bias[g] : 0.f, y + task * out_plane_, clamp_lo_, clamp_hi_,
+                             dw_scratch_.ptr<float>() + slot * dw_scratch_floats_);
+      });
+      return;
     }
-  }
-
-  // Output columns in blocks: each block of the right matrix (the input itself for 1x1 convs,
-  // its im2col otherwise) is packed into 8-column panels, then multiplied by the packed weights.
-  void RunPackedGemm(const float* xg, const float* packed_w, int k, const simd::GemmEpilogue& ep,
-                     float* yg) {
     const int n = static_cast<int>(out_plane_);
     const int block = simd::GemmColumnBlock(k);
-    float* panels = rhs_panels_.ptr<float>();
-    for (int j0 = 0; j0 < n; j0 += block) {
+    const int64_t col_blocks = (n + block - 1) / block;
+    // Few column blocks (small late-layer planes): split the output channels too.
+    int64_t row_chunks = 1;
+    if (ctx.threads() > 1 && images * col_blocks < 2 * ctx.threads()) {
+      row_chunks =
+          std::max<int64_t>(1, std::min<int64_t>((group_out_ + 15) / 16, 2 * ctx.threads()));
+    }
+    const int64_t chunk_rows = ((group_out_ + row_chunks - 1) / row_chunks + 3) / 4 * 4;
+    const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
+    ctx.ParallelFor(images * col_blocks * row_chunks, [&](int64_t task, int slot) {
+      const int64_t row_chunk = task % row_chunks;
+      const int64_t col_block = task / row_chunks % col_blocks;
+      const int64_t image = task / row_chunks / col_blocks;
+      const int64_t nb = image / groups_, g = image % groups_;
+      const int64_t row0 = row_chunk * chunk_rows;
+      const int rows = static_cast<int>(std::min(chunk_rows, group_out_ - row0));
+      if (rows <= 0) return;
+      const int j0 = static_cast<int>(col_block * block);
       const int cols = std::min(block, n - j0);
+      const float* xg = x + (nb * in_channels_ + g * group_in_) * in_plane_;
+      float* panels = rhs_panels_.ptr<float>() + slot * panel_floats_;
       if (path_ == ConvPath::kPointwise) {
         simd::PackRhs(xg + j0, k, cols, n, panels);
       } else {
         simd::Im2ColPanels(geometry_, xg, j0, cols, panels);
       }
-      simd::GemmPacked(static_cast<int>(group_out_), cols, k, packed_w, panels, yg + j0, n, ep);
-    }
-  }
-
-  // One input and one output channel per group: a depthwise plane.
-  void RunDepthwiseSimd(const float* xg, int64_t g, const simd::GemmEpilogue& ep, float* yg) {
-    simd::DepthwisePlane(depthwise_, xg, weights_for_depthwise_ + g * kernel_size_,
-                         ep.bias ? ep.bias[0] : 0.f, yg, ep.min, ep.max, dw_scratch_.ptr<float>());
+      simd::GemmEpilogue ep;
+      ep.bias = bias ? bias + g * group_out_ + row0 : nullptr;
+      ep.min = clamp_lo_;
+      ep.max = clamp_hi_;
+      const float* packed_w = packed_.ptr<float>() + g * per_group + row0 * k;
+      float* yg = y + (nb * out_channels_ + g * group_out_ + row0) * out_plane_;
+      simd::GemmPacked(rows, cols, k, packed_w, panels, yg + j0, n, ep);
+    });
   }
 
   simd::Conv2DGeometry Geometry() const {
@@ -454,12 +464,14 @@ class ConvKernel : public Kernel {
   Tensor col_;             // im2col scratch: col_rows_ x (band_rows_ * output width)
   bool simd_ = false;      // 2-D with constant weights: the SIMD paths below
   Tensor packed_;          // per group: W packed as the GEMM's left matrix
-  Tensor rhs_panels_;      // one block of the right matrix in 8-column panels
+  Tensor rhs_panels_;      // per thread: one block of the right matrix in 8-column panels
   simd::Conv2DGeometry geometry_{};
   std::vector<float> bias_;  // constant bias, when there is one
   const float* weights_for_depthwise_ = nullptr;
   simd::DepthwiseShape depthwise_{};
-  Tensor dw_scratch_;  // zero-padded copy of one plane for the depthwise kernel
+  Tensor dw_scratch_;  // per thread: a zero-padded copy of one plane for the depthwise kernel
+  int64_t dw_scratch_floats_ = 0;
+  int64_t panel_floats_ = 0;                          // rhs_panels_ floats per thread
   float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
 };
 

@@ -70,9 +70,18 @@ class GemmKernel : public Kernel {
       ep.min = clamp_lo_;
       ep.max = clamp_hi_;
       const int k = static_cast<int>(k_);
-      simd::GemmTransposedRhs(static_cast<int>(m_), static_cast<int>(n_), k,
-                              ctx.input(0).ptr<float>(), k, ctx.input(1).ptr<float>(), k,
-                              ctx.output(0).ptr<float>(), static_cast<int>(n_), ep);
+      // Column chunks of the output (rows of the weight) are independent.
+      constexpr int64_t kChunk = 64;
+      const float* a = ctx.input(0).ptr<float>();
+      const float* w = ctx.input(1).ptr<float>();
+      float* out = ctx.output(0).ptr<float>();
+      ctx.ParallelFor((n_ + kChunk - 1) / kChunk, [&](int64_t c, int) {
+        const int64_t j0 = c * kChunk;
+        simd::GemmEpilogue chunk = ep;
+        if (chunk.bias) chunk.bias += j0;
+        simd::GemmTransposedRhs(static_cast<int>(m_), static_cast<int>(std::min(kChunk, n_ - j0)),
+                                k, a, k, w + j0 * k, k, out + j0, static_cast<int>(n_), chunk);
+      });
       return Status::Ok();
     }
     RunGeneral(ctx);

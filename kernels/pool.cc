@@ -80,7 +80,7 @@ class PoolKernel : public Kernel {
     rows_.assign(std::min(axes_[0].kernel, axes_[0].in) * std::min(axes_[1].kernel, axes_[1].in),
                  0);
     in_plane_ = nn::DimProduct(x, 2, x.size());
-    return PlanSimd();
+    return PlanSimd(ctx.threads());
   }
 
   Status Run(RunContext& ctx) override {
@@ -89,6 +89,13 @@ class PoolKernel : public Kernel {
     int64_t* indices = with_indices_ ? ctx.output(1).ptr<int64_t>() : nullptr;
     if (planes_ == 0) return Status::Ok();  // empty output: Plan made no tables
     const int64_t out_plane = axes_[0].out * axes_[1].out * axes_[2].out;
+    if (mode_ == PoolMode::kMax && !indices && simd_scratch_.data) {
+      ctx.ParallelFor(planes_, [&](int64_t p, int slot) {
+        simd::MaxPoolPlane(simd_shape_, x + p * in_plane_, y + p * out_plane,
+                           simd_scratch_.ptr<float>() + slot * simd_scratch_floats_);
+      });
+      return Status::Ok();
+    }
     for (int64_t p = 0; p < planes_; ++p) {
       const float* xp = x + p * in_plane_;
       float* yp = y + p * out_plane;
@@ -96,8 +103,6 @@ class PoolKernel : public Kernel {
         AveragePlane(xp, yp);
       } else if (indices) {
         MaxPlaneWithIndices(xp, p * in_plane_, yp, indices + p * out_plane);
-      } else if (simd_scratch_.data) {
-        simd::MaxPoolPlane(simd_shape_, xp, yp, simd_scratch_.ptr<float>());
       } else {
         MaxPlane(xp, yp);
       }
@@ -129,7 +134,7 @@ class PoolKernel : public Kernel {
   }
 
   // 2-D max pooling without indices and with unit dilation takes the SIMD kernel.
-  Status PlanSimd() {
+  Status PlanSimd(int threads) {
     simd_scratch_ = Tensor();
     const nn::WindowAxis &ad = axes_[0], &ah = axes_[1], &aw = axes_[2];
     const bool two_d = ad.in == 1 && ad.out == 1 && ad.kernel == 1;
@@ -145,9 +150,9 @@ class PoolKernel : public Kernel {
                                     static_cast<int>(ah.kernel),    static_cast<int>(aw.kernel),
                                     static_cast<int>(ah.stride),    static_cast<int>(aw.stride),
                                     static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
-    const size_t floats = simd::MaxPoolScratchFloats(simd_shape_);
-    if (floats == 0) return Status::Ok();
-    return Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(floats)}, &simd_scratch_);
+    simd_scratch_floats_ = static_cast<int64_t>(simd::MaxPoolScratchFloats(simd_shape_));
+    if (simd_scratch_floats_ == 0) return Status::Ok();
+    return Tensor::Allocate(DType::kFloat32, {simd_scratch_floats_ * threads}, &simd_scratch_);
   }
 
   // Plane offsets of the input rows that the windows of output row (od, oh) cover, into
@@ -256,7 +261,8 @@ class PoolKernel : public Kernel {
   int64_t planes_ = 0;         // N * C
   int64_t in_plane_ = 0;
   simd::Pool2DShape simd_shape_{};
-  Tensor simd_scratch_;  // -inf padded plane for the SIMD max pool; empty: scalar path
+  Tensor simd_scratch_;  // per thread: a -inf padded plane for the SIMD max pool; empty: scalar
+  int64_t simd_scratch_floats_ = 0;
 };
 
 // Pools each (n, c) plane down to one value; the output keeps the rank with unit spatial dims.

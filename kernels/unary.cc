@@ -2,6 +2,7 @@
 // HardSwish, Tanh, Elu, Selu, Softplus, Gelu) and math (Exp, Log, Sqrt, Reciprocal, Neg, Abs,
 // Floor, Ceil, Round, Erf, Sin, Cos, Sign, Not). Float math is float32; a few ops also take
 // int32/int64 where the schema allows.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -275,7 +276,12 @@ class UnaryKernel final : public Kernel {
     const int64_t n = x.numel();
     if constexpr (HasVector<Fn>::value) {
       if (dtype_ == DType::kFloat32) {
-        fn_.Vector(x.ptr<float>(), y.ptr<float>(), n);
+        // Chunks of whole vectors, so every element is computed exactly as on one thread.
+        constexpr int64_t kChunk = 1 << 14;
+        ctx.ParallelFor((n + kChunk - 1) / kChunk, [&](int64_t c, int) {
+          const int64_t begin = c * kChunk;
+          fn_.Vector(x.ptr<float>() + begin, y.ptr<float>() + begin, std::min(kChunk, n - begin));
+        });
         return Status::Ok();
       }
     }

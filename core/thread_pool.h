@@ -1,0 +1,54 @@
+// A process-wide pool of worker threads that park on a condition variable when idle (an idle
+// session costs nothing). Kernels split their work into independent tasks; every output is
+// computed by the same operations whichever thread runs its task, so results are identical for
+// any thread count. In a single-threaded wasm build the pool has no workers and runs inline.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace webnx {
+
+class ThreadPool {
+ public:
+  // fn(task, slot): `slot` < threads identifies the participant (0 = the caller), for per-thread
+  // scratch.
+  using TaskFn = std::function<void(int64_t task, int slot)>;
+
+  static ThreadPool& Global();
+  // Threads this build can use at most (1 without thread support).
+  static int MaxThreads();
+
+  // Runs fn for every task in [0, tasks) on up to `threads` participants (the caller included)
+  // and returns when all are done. Calls from inside a task run inline.
+  void Run(int threads, int64_t tasks, const TaskFn& fn);
+
+  ~ThreadPool();
+
+ private:
+  ThreadPool() = default;
+  void EnsureWorkers(int count);
+  void WorkerLoop();
+  void Work(int slot, uint64_t generation);
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  std::vector<std::thread> workers_;
+  // The current job, guarded by mutex_ except the task counter.
+  const TaskFn* fn_ = nullptr;
+  int64_t tasks_ = 0;
+  int64_t next_task_ = 0;
+  int64_t finished_ = 0;
+  int participants_ = 0;  // workers allowed to join the current job
+  int joined_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  bool busy_ = false;
+};
+
+}  // namespace webnx
