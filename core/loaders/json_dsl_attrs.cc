@@ -3,7 +3,9 @@
 namespace webnx {
 namespace jsonl {
 
-bool DslAttrs::Has(const char* key) const { return node_.attrs && Member(*node_.attrs, key); }
+bool DslAttrs::Has(const char* key) const {
+  return node_.attrs && Member(*node_.attrs, key);
+}
 
 const Json* DslAttrs::Get(const char* key) {
   known_.insert(key);

@@ -17,8 +17,8 @@ using Attrs = std::map<std::string, Attribute>;
 
 Status ExpectInputs(const DslNode& node, size_t min, size_t max) {
   if (node.inputs.size() >= min && node.inputs.size() <= max) return Status::Ok();
-  const std::string want = min == max ? std::to_string(min)
-                                      : std::to_string(min) + " to " + std::to_string(max);
+  const std::string want =
+      min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
   return MalformedAt(node.pointer + "/inputs", node.op + " takes " + want + " inputs, got " +
                                                    std::to_string(node.inputs.size()));
 }
@@ -63,7 +63,8 @@ using EmitFn =
 // An op whose result does not depend on the layout (elementwise): computed on the NCHW twins
 // of its inputs when it has some, so an NHWC chain does not bounce through transposes.
 Status LowerLayoutFree(const DslNode& node, Lowering& ctx, const EmitFn& emit) {
-  if (node.outputs.size() != 1) return emit(ctx, node.inputs, node.outputs.empty() ? "" : node.outputs[0]);
+  if (node.outputs.size() != 1)
+    return emit(ctx, node.inputs, node.outputs.empty() ? "" : node.outputs[0]);
   std::vector<std::string> nchw;
   bool any_twin = false;
   for (const auto& in : node.inputs) {
@@ -93,12 +94,12 @@ Status LowerElementwise(const DslNode& node, Lowering& ctx) {
   Attrs attrs;
   WEBNX_RETURN_IF_ERROR(ConvertAttributes(node, ctx.files(), &attrs));
   if (!node.domain.empty()) return Passthrough(node, ctx);
-  return LowerLayoutFree(node, ctx, [&](Lowering& c, const std::vector<std::string>& ins,
-                                        const std::string& out) {
-    if (node.outputs.size() != 1) return Passthrough(node, c);
-    c.Emit(node.op, node.id, ins, {out}, attrs);
-    return Status::Ok();
-  });
+  return LowerLayoutFree(
+      node, ctx, [&](Lowering& c, const std::vector<std::string>& ins, const std::string& out) {
+        if (node.outputs.size() != 1) return Passthrough(node, c);
+        c.Emit(node.op, node.id, ins, {out}, attrs);
+        return Status::Ok();
+      });
 }
 
 // Relu6 = Clip(0, 6): bounds are inputs from opset 11, attributes before.
@@ -107,18 +108,18 @@ Status LowerRelu6(const DslNode& node, Lowering& ctx) {
   WEBNX_RETURN_IF_ERROR(ExpectData(node));
   WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
   WEBNX_RETURN_IF_ERROR(DslAttrs(node).Finish());
-  return LowerLayoutFree(node, ctx, [&](Lowering& c, const std::vector<std::string>& ins,
-                                        const std::string& out) {
-    if (c.opset() >= 11) {
-      const std::string lo = c.AddScalarFloat(node.id + "#min", 0.f);
-      const std::string hi = c.AddScalarFloat(node.id + "#max", 6.f);
-      c.Emit("Clip", node.id, {ins[0], lo, hi}, {out});
-    } else {
-      c.Emit("Clip", node.id, {ins[0]}, {out},
-             {{"min", FloatAttribute(0.f)}, {"max", FloatAttribute(6.f)}});
-    }
-    return Status::Ok();
-  });
+  return LowerLayoutFree(
+      node, ctx, [&](Lowering& c, const std::vector<std::string>& ins, const std::string& out) {
+        if (c.opset() >= 11) {
+          const std::string lo = c.AddScalarFloat(node.id + "#min", 0.f);
+          const std::string hi = c.AddScalarFloat(node.id + "#max", 6.f);
+          c.Emit("Clip", node.id, {ins[0], lo, hi}, {out});
+        } else {
+          c.Emit("Clip", node.id, {ins[0]}, {out},
+                 {{"min", FloatAttribute(0.f)}, {"max", FloatAttribute(6.f)}});
+        }
+        return Status::Ok();
+      });
 }
 
 // HardSwish is ONNX from opset 14; before, x * HardSigmoid(x; 1/6, 0.5) is the same function.
@@ -127,18 +128,18 @@ Status LowerHardSwish(const DslNode& node, Lowering& ctx) {
   WEBNX_RETURN_IF_ERROR(ExpectData(node));
   WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
   WEBNX_RETURN_IF_ERROR(DslAttrs(node).Finish());
-  return LowerLayoutFree(node, ctx, [&](Lowering& c, const std::vector<std::string>& ins,
-                                        const std::string& out) {
-    if (c.opset() >= 14) {
-      c.Emit("HardSwish", node.id, {ins[0]}, {out});
-      return Status::Ok();
-    }
-    const std::string gate = c.FreshName(out + "#gate");
-    c.Emit("HardSigmoid", node.id + "#gate", {ins[0]}, {gate},
-           {{"alpha", FloatAttribute(1.f / 6.f)}, {"beta", FloatAttribute(0.5f)}});
-    c.Emit("Mul", node.id, {ins[0], gate}, {out});
-    return Status::Ok();
-  });
+  return LowerLayoutFree(
+      node, ctx, [&](Lowering& c, const std::vector<std::string>& ins, const std::string& out) {
+        if (c.opset() >= 14) {
+          c.Emit("HardSwish", node.id, {ins[0]}, {out});
+          return Status::Ok();
+        }
+        const std::string gate = c.FreshName(out + "#gate");
+        c.Emit("HardSigmoid", node.id + "#gate", {ins[0]}, {gate},
+               {{"alpha", FloatAttribute(1.f / 6.f)}, {"beta", FloatAttribute(0.5f)}});
+        c.Emit("Mul", node.id, {ins[0], gate}, {out});
+        return Status::Ok();
+      });
 }
 
 // --- convolutions --------------------------------------------------------------------------
@@ -163,7 +164,8 @@ Status CheckKernel(const DslNode& node, const Tensor& k, const char* layout, Con
     return MalformedAt(node.InputPointer(1), node.op + " kernel must be 4-D " + layout + ", got " +
                                                  ShapeToString(k.shape));
   }
-  if (c->has_kernel_shape && (c->kernel_shape[0] != k.shape[0] || c->kernel_shape[1] != k.shape[1])) {
+  if (c->has_kernel_shape &&
+      (c->kernel_shape[0] != k.shape[0] || c->kernel_shape[1] != k.shape[1])) {
     return MalformedAt(node.AttrPointer("kernel_shape"),
                        "is [" + std::to_string(c->kernel_shape[0]) + ", " +
                            std::to_string(c->kernel_shape[1]) + "] but the kernel is " +
@@ -174,8 +176,8 @@ Status CheckKernel(const DslNode& node, const Tensor& k, const char* layout, Con
   return Status::Ok();
 }
 
-Status EmitConv(const DslNode& node, Lowering& ctx, const std::string& weights,
-                const ConvAttrs& c, int64_t group) {
+Status EmitConv(const DslNode& node, Lowering& ctx, const std::string& weights, const ConvAttrs& c,
+                int64_t group) {
   std::vector<std::string> ins = {ctx.ToNchw(node.inputs[0]), weights};
   if (node.inputs.size() > 2 && !node.inputs[2].empty()) ins.push_back(node.inputs[2]);
   Attrs attrs = {{"strides", IntsAttribute(c.strides)},
@@ -205,9 +207,9 @@ Status LowerConv2D(const DslNode& node, Lowering& ctx) {
   if (const Tensor* k = ctx.Constant(node.inputs[1])) {
     WEBNX_RETURN_IF_ERROR(CheckKernel(node, *k, "[Kh, Kw, Cin/group, Cout]", &c));
     if (k->shape[3] % group != 0) {
-      return MalformedAt(node.AttrPointer("group"),
-                         "Cout (" + std::to_string(k->shape[3]) + ") is not divisible by group " +
-                             std::to_string(group));
+      return MalformedAt(node.AttrPointer("group"), "Cout (" + std::to_string(k->shape[3]) +
+                                                        ") is not divisible by group " +
+                                                        std::to_string(group));
     }
   }
   // A computed kernel gets a Transpose node; a constant one is re-laid out now.
@@ -357,9 +359,9 @@ Status LowerReshape(const DslNode& node, Lowering& ctx) {
   DslAttrs a(node);
   if (!a.Has("shape")) return Passthrough(node, ctx);
   if (node.inputs.size() != 1) {
-    return MalformedAt(node.pointer + "/inputs",
-                       "Reshape with a shape attribute takes 1 input, got " +
-                           std::to_string(node.inputs.size()));
+    return MalformedAt(
+        node.pointer + "/inputs",
+        "Reshape with a shape attribute takes 1 input, got " + std::to_string(node.inputs.size()));
   }
   WEBNX_RETURN_IF_ERROR(ExpectData(node));
   WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));

@@ -16,8 +16,8 @@ struct NamedRef {
 };
 
 struct NodeRefs {
-  std::string pointer;  // the node, e.g. "/nodes/3"
-  std::string label;    // its id or name, for cycle messages
+  std::string pointer;            // the node, e.g. "/nodes/3"
+  std::string label;              // its id or name, for cycle messages
   std::vector<NamedRef> inputs;   // "" names an omitted optional input
   std::vector<NamedRef> outputs;  // "" names an omitted optional output
 };

@@ -9,8 +9,8 @@ namespace webnx {
 namespace {
 
 using jsonl::Json;
-using jsonl::Member;
 using jsonl::MalformedAt;
+using jsonl::Member;
 
 // Parses only to find where the syntax breaks: the DOM parse (exceptions off) just says no.
 struct SyntaxErrorFinder : nlohmann::json_sax<Json> {
@@ -40,9 +40,9 @@ struct SyntaxErrorFinder : nlohmann::json_sax<Json> {
 Status SyntaxError(const char* text, size_t size) {
   SyntaxErrorFinder finder;
   Json::sax_parse(text, text + size, &finder, nlohmann::json::input_format_t::json, true, false);
-  return Status(ErrorCode::kMalformedModel,
-                "not valid JSON: " + (finder.message.empty() ? std::string("syntax error")
-                                                             : finder.message));
+  return Status(
+      ErrorCode::kMalformedModel,
+      "not valid JSON: " + (finder.message.empty() ? std::string("syntax error") : finder.message));
 }
 
 enum class Dialect { kWebnxGraph, kOnnxJson, kUnknown };
@@ -65,8 +65,9 @@ Status Detect(const Json& doc, Dialect* dialect) {
     *dialect = onnx ? Dialect::kOnnxJson : Dialect::kWebnxGraph;
   }
   if (*dialect != Dialect::kUnknown) return Status::Ok();
-  return MalformedAt("", "not a webnx-graph or ONNX-JSON document: expected \"format\": "
-                         "\"webnx-graph\" or a \"graph\" object");
+  return MalformedAt("",
+                     "not a webnx-graph or ONNX-JSON document: expected \"format\": "
+                     "\"webnx-graph\" or a \"graph\" object");
 }
 
 }  // namespace

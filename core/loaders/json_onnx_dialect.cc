@@ -33,9 +33,9 @@ Status ReadElemType(const Json& v, const std::string& pointer, DType* out) {
   int64_t code = 0;
   if (!v.is_number() || !AsInt64(v, &code)) {
     // An enum name ("FLOAT"), any case.
-    static const char* const kNames[] = {"UNDEFINED", "FLOAT", "UINT8",  "INT8", "UINT16",
-                                         "INT16",     "INT32", "INT64",  "STRING", "BOOL",
-                                         "FLOAT16",   "DOUBLE"};
+    static const char* const kNames[] = {"UNDEFINED", "FLOAT", "UINT8",   "INT8",
+                                         "UINT16",    "INT16", "INT32",   "INT64",
+                                         "STRING",    "BOOL",  "FLOAT16", "DOUBLE"};
     const auto* s = v.get_ptr<const Json::string_t*>();
     if (!s) return MalformedAt(pointer, "expected an element type, got " + KindOf(v));
     code = -1;
@@ -80,6 +80,7 @@ Status ReadDim(const Json& d, const std::string& pointer, Dim* dim) {
 // ValueInfoProto. Inputs need an element type; outputs may leave the type out.
 Status ReadValueInfo(const Json& v, const std::string& pointer, bool need_type, ValueInfo* info) {
   WEBNX_RETURN_IF_ERROR(ExpectObject(v, pointer));
+  *info = ValueInfo();
   const Json* name = Member(v, "name");
   if (!name) return MalformedAt(pointer, "the value has no name");
   WEBNX_RETURN_IF_ERROR(ReadString(*name, Child(pointer, "name"), &info->name));
@@ -90,11 +91,13 @@ Status ReadValueInfo(const Json& v, const std::string& pointer, bool need_type, 
   std::string tensor_at;
   if (type) {
     WEBNX_RETURN_IF_ERROR(ExpectObject(*type, type_at));
-    WEBNX_RETURN_IF_ERROR(MemberOf(*type, type_at, {"tensor_type", "tensorType"}, &tensor, &tensor_at));
+    WEBNX_RETURN_IF_ERROR(
+        MemberOf(*type, type_at, {"tensor_type", "tensorType"}, &tensor, &tensor_at));
     if (!tensor && !type->empty()) {
       return ErrorAt(ErrorCode::kUnsupportedDtype, type_at,
-                     "'" + info->name + "' is not a tensor (sequences, maps and optionals are "
-                                        "not supported)");
+                     "'" + info->name +
+                         "' is not a tensor (sequences, maps and optionals are "
+                         "not supported)");
     }
   }
   const Json* elem = nullptr;
@@ -203,9 +206,11 @@ Status ReadNode(const Json& n, const std::string& pointer, size_t index,
   if (!op) return MalformedAt(pointer, "the node has no op_type");
   WEBNX_RETURN_IF_ERROR(ReadString(*op, op_at, &node->op_type));
   if (node->op_type.empty()) return MalformedAt(op_at, "op_type is empty");
-  if (const Json* d = Member(n, "domain")) WEBNX_RETURN_IF_ERROR(ReadString(*d, Child(pointer, "domain"), &node->domain));
+  if (const Json* d = Member(n, "domain"))
+    WEBNX_RETURN_IF_ERROR(ReadString(*d, Child(pointer, "domain"), &node->domain));
   node->domain = NormalizeDomain(node->domain);
-  if (const Json* name = Member(n, "name")) WEBNX_RETURN_IF_ERROR(ReadString(*name, Child(pointer, "name"), &node->name));
+  if (const Json* name = Member(n, "name"))
+    WEBNX_RETURN_IF_ERROR(ReadString(*name, Child(pointer, "name"), &node->name));
   if (node->name.empty()) node->name = node->op_type + "_" + std::to_string(index);
 
   refs->pointer = pointer;
@@ -255,7 +260,8 @@ Status ReadGraph(const Json& g, const std::string& pointer, const JsonExternalFi
     }
   }
   const Json* sparse = nullptr;
-  WEBNX_RETURN_IF_ERROR(MemberOf(g, pointer, {"sparse_initializer", "sparseInitializer"}, &sparse, &at));
+  WEBNX_RETURN_IF_ERROR(
+      MemberOf(g, pointer, {"sparse_initializer", "sparseInitializer"}, &sparse, &at));
   if (sparse && !(sparse->is_array() && sparse->empty())) {
     return MalformedAt(at, "sparse initializers are not supported");
   }

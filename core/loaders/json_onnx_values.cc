@@ -21,9 +21,9 @@ constexpr const char* kDataTypeNames[] = {
     "UINT2",          "INT2"};
 
 constexpr const char* kAttributeTypeNames[] = {
-    "UNDEFINED", "FLOAT",   "INT",    "STRING",        "TENSOR",         "GRAPH",      "FLOATS",
-    "INTS",      "STRINGS", "TENSORS", "GRAPHS",       "SPARSE_TENSOR",  "SPARSE_TENSORS",
-    "TYPE_PROTO", "TYPE_PROTOS"};
+    "UNDEFINED",      "FLOAT",      "INT",        "STRING",  "TENSOR", "GRAPH",
+    "FLOATS",         "INTS",       "STRINGS",    "TENSORS", "GRAPHS", "SPARSE_TENSOR",
+    "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
 
 enum AttrType {
   kUndefined = 0,
@@ -66,8 +66,8 @@ Status ReadEnum(const Json& v, const std::string& pointer, const char* const (&n
     }
     return MalformedAt(pointer, "'" + s->substr(0, 40) + "' is not a known " + what);
   }
-  return MalformedAt(pointer, std::string("expected a ") + what + " (a name or a number), got " +
-                                  KindOf(v));
+  return MalformedAt(pointer,
+                     std::string("expected a ") + what + " (a name or a number), got " + KindOf(v));
 }
 
 // A protobuf-JSON `bytes` string is base64; exporters writing plain JSON put the text itself.
@@ -94,7 +94,8 @@ Status ReadExternal(const Json& t, const std::string& pointer, int32_t type, con
   const Json* entries = nullptr;
   std::string at;
   WEBNX_RETURN_IF_ERROR(MemberOf(t, pointer, {"external_data", "externalData"}, &entries, &at));
-  if (!entries) return MalformedAt(pointer, "data_location is EXTERNAL but external_data is missing");
+  if (!entries)
+    return MalformedAt(pointer, "data_location is EXTERNAL but external_data is missing");
   WEBNX_RETURN_IF_ERROR(ExpectArray(*entries, at));
   std::string location;
   int64_t offset = 0, length = -1;
@@ -145,7 +146,8 @@ Status ReadOnnxTensor(const Json& t, const std::string& pointer, const JsonExter
                       std::string* name, Tensor* out) {
   WEBNX_RETURN_IF_ERROR(ExpectObject(t, pointer));
   name->clear();
-  if (const Json* n = Member(t, "name")) WEBNX_RETURN_IF_ERROR(ReadString(*n, Child(pointer, "name"), name));
+  if (const Json* n = Member(t, "name"))
+    WEBNX_RETURN_IF_ERROR(ReadString(*n, Child(pointer, "name"), name));
   Shape shape;
   WEBNX_RETURN_IF_ERROR(ReadShapeDims(t, pointer, &shape));
   const Json* dt = nullptr;
@@ -155,11 +157,13 @@ Status ReadOnnxTensor(const Json& t, const std::string& pointer, const JsonExter
   int32_t type = 0;
   WEBNX_RETURN_IF_ERROR(ReadEnum(*dt, dt_at, kDataTypeNames, "tensor data type", &type));
   WEBNX_RETURN_IF_ERROR(CheckStoredType(type, dt_at));
-  if (Member(t, "segment")) return MalformedAt(Child(pointer, "segment"), "segmented tensors are not supported");
+  if (Member(t, "segment"))
+    return MalformedAt(Child(pointer, "segment"), "segmented tensors are not supported");
 
   const Json* location = nullptr;
   std::string loc_at;
-  WEBNX_RETURN_IF_ERROR(MemberOf(t, pointer, {"data_location", "dataLocation"}, &location, &loc_at));
+  WEBNX_RETURN_IF_ERROR(
+      MemberOf(t, pointer, {"data_location", "dataLocation"}, &location, &loc_at));
   int32_t loc = 0;
   if (location) {
     static constexpr const char* kLocations[] = {"DEFAULT", "EXTERNAL"};
@@ -202,23 +206,25 @@ Status ReadOnnxAttribute(const Json& a, const std::string& pointer, const JsonEx
                          std::string* name, Attribute* out) {
   WEBNX_RETURN_IF_ERROR(ExpectObject(a, pointer));
   name->clear();
-  if (const Json* n = Member(a, "name")) WEBNX_RETURN_IF_ERROR(ReadString(*n, Child(pointer, "name"), name));
+  if (const Json* n = Member(a, "name"))
+    WEBNX_RETURN_IF_ERROR(ReadString(*n, Child(pointer, "name"), name));
   const Json* ref = nullptr;
   WEBNX_RETURN_IF_ERROR(MemberOf(a, pointer, {"ref_attr_name", "refAttrName"}, &ref, nullptr));
   if (ref) {
-    return MalformedAt(pointer, "refers to a function attribute; model-local functions are "
-                                "not supported");
+    return MalformedAt(pointer,
+                       "refers to a function attribute; model-local functions are "
+                       "not supported");
   }
   int32_t type = kUndefined;
   if (const Json* t = Member(a, "type")) {
-    WEBNX_RETURN_IF_ERROR(ReadEnum(*t, Child(pointer, "type"), kAttributeTypeNames,
-                                   "attribute type", &type));
+    WEBNX_RETURN_IF_ERROR(
+        ReadEnum(*t, Child(pointer, "type"), kAttributeTypeNames, "attribute type", &type));
   } else {
     // Old models and hand-written JSON leave the type out: the field that is set says it.
     static const std::pair<const char*, int32_t> kInfer[] = {
-        {"f", kFloat},           {"i", kInt},           {"s", kString},   {"t", kTensor},
-        {"g", kGraph},           {"floats", kFloats},   {"ints", kInts},  {"strings", kStrings},
-        {"tensors", kTensors},   {"graphs", kGraphs}};
+        {"f", kFloat},         {"i", kInt},         {"s", kString},  {"t", kTensor},
+        {"g", kGraph},         {"floats", kFloats}, {"ints", kInts}, {"strings", kStrings},
+        {"tensors", kTensors}, {"graphs", kGraphs}};
     for (const auto& entry : kInfer) {
       if (Member(a, entry.first)) {
         type = entry.second;
@@ -226,8 +232,9 @@ Status ReadOnnxAttribute(const Json& a, const std::string& pointer, const JsonEx
       }
     }
     if (type == kUndefined) {
-      return MalformedAt(pointer, "the attribute has no type and no value (f, i, s, t, floats, "
-                                  "ints or strings)");
+      return MalformedAt(pointer,
+                         "the attribute has no type and no value (f, i, s, t, floats, "
+                         "ints or strings)");
     }
   }
   // A missing value field is the type's default: protobuf's JSON mapping omits 0, "" and [].
@@ -271,7 +278,8 @@ Status ReadOnnxAttribute(const Json& a, const std::string& pointer, const JsonEx
       out->type = Attribute::Type::kStrings;
       out->strings.clear();
       if (field("strings")) {
-        WEBNX_RETURN_IF_ERROR(ReadStrings(*field("strings"), Child(pointer, "strings"), &out->strings));
+        WEBNX_RETURN_IF_ERROR(
+            ReadStrings(*field("strings"), Child(pointer, "strings"), &out->strings));
         for (auto& s : out->strings) s = BytesOrText(s);
       }
       return Status::Ok();

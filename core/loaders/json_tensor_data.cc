@@ -23,7 +23,8 @@ int64_t CountLeaves(const Json& v) {
 
 class ValueWriter {
  public:
-  ValueWriter(int32_t type, bool half_bits, Tensor* t) : type_(type), half_bits_(half_bits), t_(t) {}
+  ValueWriter(int32_t type, bool half_bits, Tensor* t)
+      : type_(type), half_bits_(half_bits), t_(t) {}
 
   Status Write(const Json& v, const std::string& pointer) {
     if (v.is_array()) {
@@ -77,8 +78,8 @@ class ValueWriter {
 }  // namespace
 
 Status CheckStoredType(int32_t type, const std::string& pointer) {
-  if (type == kStoredFloat || type == kStoredInt32 || type == kStoredInt64 ||
-      type == kStoredBool || type == kStoredFloat16) {
+  if (type == kStoredFloat || type == kStoredInt32 || type == kStoredInt64 || type == kStoredBool ||
+      type == kStoredFloat16) {
     return Status::Ok();
   }
   return ErrorAt(ErrorCode::kUnsupportedDtype, pointer,

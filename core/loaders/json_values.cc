@@ -36,8 +36,9 @@ const Json* Member(const Json& obj, const char* key) {
   return it == obj.end() ? nullptr : &*it;
 }
 
-Status MemberOf(const Json& obj, const std::string& pointer, std::initializer_list<const char*> keys,
-                const Json** found, std::string* found_pointer) {
+Status MemberOf(const Json& obj, const std::string& pointer,
+                std::initializer_list<const char*> keys, const Json** found,
+                std::string* found_pointer) {
   *found = nullptr;
   const char* first_key = nullptr;
   for (const char* key : keys) {
@@ -139,11 +140,11 @@ bool AsDouble(const Json& v, double* out) {
 Status ReadInt(const Json& v, const std::string& pointer, int64_t* out) {
   if (AsInt64(v, out)) return Status::Ok();
   if (v.is_number() || v.is_string()) {
-    return MalformedAt(pointer, "expected an integer, got " +
-                                    (v.is_string() ? "the string '" +
-                                                         v.get_ref<const std::string&>().substr(0, 40) +
-                                                         "'"
-                                                   : std::string("a non-integer or out-of-range number")));
+    return MalformedAt(
+        pointer,
+        "expected an integer, got " +
+            (v.is_string() ? "the string '" + v.get_ref<const std::string&>().substr(0, 40) + "'"
+                           : std::string("a non-integer or out-of-range number")));
   }
   return MalformedAt(pointer, "expected an integer, got " + KindOf(v));
 }

@@ -4,10 +4,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/loaders/json_pointer.h"
 
@@ -24,8 +23,9 @@ const Json* Member(const Json& obj, const char* key);
 
 // The first present member among alternative spellings of one field ("op_type", "opType").
 // Two spellings present at once is ambiguous: MalformedModel. *found is nullptr when absent.
-Status MemberOf(const Json& obj, const std::string& pointer, std::initializer_list<const char*> keys,
-                const Json** found, std::string* found_pointer);
+Status MemberOf(const Json& obj, const std::string& pointer,
+                std::initializer_list<const char*> keys, const Json** found,
+                std::string* found_pointer);
 
 Status ExpectObject(const Json& v, const std::string& pointer);
 Status ExpectArray(const Json& v, const std::string& pointer);

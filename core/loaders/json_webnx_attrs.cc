@@ -10,10 +10,15 @@ namespace {
 
 // Attributes that are floats in every ONNX op that has them. JSON writers print 1.0 as 1, so
 // without this list `"alpha": 1` would become an int the kernel rejects.
-constexpr const char* kFloatAttributes[] = {
-    "alpha", "beta",  "gamma", "epsilon", "momentum", "bias",          "lambd",
-    "min",   "max",   "ratio", "scale",   "scales",   "spatial_scale", "extrapolation_value",
-    "cubic_coeff_a",  "value_float", "value_floats"};
+constexpr const char* kFloatAttributes[] = {"alpha",         "beta",
+                                            "gamma",         "epsilon",
+                                            "momentum",      "bias",
+                                            "lambd",         "min",
+                                            "max",           "ratio",
+                                            "scale",         "scales",
+                                            "spatial_scale", "extrapolation_value",
+                                            "cubic_coeff_a", "value_float",
+                                            "value_floats"};
 
 bool IsFloatAttribute(const std::string& name) {
   for (const char* f : kFloatAttributes) {
@@ -22,7 +27,9 @@ bool IsFloatAttribute(const std::string& name) {
   return false;
 }
 
-bool IsIntegral(const Json& v) { return v.is_number_integer() || v.is_boolean(); }
+bool IsIntegral(const Json& v) {
+  return v.is_number_integer() || v.is_boolean();
+}
 
 Status ConvertList(const std::string& name, const Json& v, const std::string& pointer,
                    Attribute* out) {
@@ -106,7 +113,8 @@ Status ConvertAttributes(const DslNode& node, const JsonExternalFiles& files,
   if (!node.attrs) return Status::Ok();
   for (auto it = node.attrs->begin(); it != node.attrs->end(); ++it) {
     Attribute a;
-    WEBNX_RETURN_IF_ERROR(ConvertAttribute(it.key(), it.value(), node.AttrPointer(it.key()), files, &a));
+    WEBNX_RETURN_IF_ERROR(
+        ConvertAttribute(it.key(), it.value(), node.AttrPointer(it.key()), files, &a));
     (*out)[it.key()] = std::move(a);
   }
   return Status::Ok();

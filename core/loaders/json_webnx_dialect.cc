@@ -15,12 +15,12 @@ namespace webnx {
 namespace jsonl {
 namespace {
 
-constexpr const char* kDocumentKeys[] = {"format", "version", "opset",  "layout", "metadata",
-                                         "producer", "name",  "doc",    "inputs", "outputs",
-                                         "tensors",  "nodes", "$schema"};
-constexpr const char* kNodeKeys[] = {"id",     "name",  "op",     "domain", "inputs", "output",
-                                     "outputs", "attrs", "layout", "tensor", "dtype",  "shape",
-                                     "doc"};
+constexpr const char* kDocumentKeys[] = {"format",   "version", "opset",  "layout", "metadata",
+                                         "producer", "name",    "doc",    "inputs", "outputs",
+                                         "tensors",  "nodes",   "$schema"};
+constexpr const char* kNodeKeys[] = {"id",     "name",    "op",    "domain", "inputs",
+                                     "output", "outputs", "attrs", "layout", "tensor",
+                                     "dtype",  "shape",   "doc"};
 
 template <size_t N>
 Status CheckKeys(const Json& obj, const std::string& pointer, const char* const (&keys)[N],
@@ -43,7 +43,8 @@ Status ReadLayout(const Json& v, const std::string& pointer, bool* nhwc) {
   std::string layout;
   WEBNX_RETURN_IF_ERROR(ReadString(v, pointer, &layout));
   if (layout != "NHWC" && layout != "NCHW") {
-    return MalformedAt(pointer, "layout is \"NHWC\" or \"NCHW\", got '" + layout.substr(0, 20) + "'");
+    return MalformedAt(pointer,
+                       "layout is \"NHWC\" or \"NCHW\", got '" + layout.substr(0, 20) + "'");
   }
   *nhwc = layout == "NHWC";
   return Status::Ok();
@@ -79,9 +80,9 @@ Status ReadMetadata(const Json& doc, Graph* graph) {
   if (!meta) return Status::Ok();
   WEBNX_RETURN_IF_ERROR(ExpectObject(*meta, "/metadata"));
   for (auto it = meta->begin(); it != meta->end(); ++it) {
-    graph->metadata[it.key()] = it.value().is_string()
-                                    ? it.value().get_ref<const std::string&>()
-                                    : it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
+    graph->metadata[it.key()] =
+        it.value().is_string() ? it.value().get_ref<const std::string&>()
+                               : it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
   }
   return Status::Ok();
 }
@@ -247,8 +248,10 @@ Status ReadConstant(const Json& n, const DslNode& node, const JsonExternalFiles&
   if (is_list) shape = {static_cast<int64_t>(n_values)};
   WEBNX_RETURN_IF_ERROR(Tensor::Allocate(is_float ? DType::kFloat32 : DType::kInt64, shape, out));
   for (size_t i = 0; i < n_values; ++i) {
-    if (is_float) out->ptr<float>()[i] = is_list ? a.floats[i] : a.f;
-    else out->ptr<int64_t>()[i] = is_list ? a.ints[i] : a.i;
+    if (is_float)
+      out->ptr<float>()[i] = is_list ? a.floats[i] : a.f;
+    else
+      out->ptr<int64_t>()[i] = is_list ? a.ints[i] : a.i;
   }
   return Status::Ok();
 }
@@ -276,8 +279,8 @@ Status ReadInputNode(const Json& n, const DslNode& node, const NamedRef& name, G
     if (declared.name != info.name) continue;
     if ((dtype && declared.dtype != info.dtype) ||
         (shape && (!declared.has_shape || declared.dims.size() != info.dims.size()))) {
-      return MalformedAt(node.pointer, "Input '" + info.name +
-                                           "' disagrees with its declaration in /inputs");
+      return MalformedAt(node.pointer,
+                         "Input '" + info.name + "' disagrees with its declaration in /inputs");
     }
     return Status::Ok();  // declared at the top: the node only names it
   }
@@ -334,7 +337,8 @@ Status LoadWebnxGraphDocument(const Json& doc, const JsonExternalFiles& files, G
   }
   WEBNX_RETURN_IF_ERROR(ReadOpsets(Member(doc, "opset"), graph));
   bool nhwc = true;
-  if (const Json* l = Member(doc, "layout")) WEBNX_RETURN_IF_ERROR(ReadLayout(*l, "/layout", &nhwc));
+  if (const Json* l = Member(doc, "layout"))
+    WEBNX_RETURN_IF_ERROR(ReadLayout(*l, "/layout", &nhwc));
   WEBNX_RETURN_IF_ERROR(ReadMetadata(doc, graph));
 
   std::vector<NamedRef> sources;
@@ -379,8 +383,8 @@ Status LoadWebnxGraphDocument(const Json& doc, const JsonExternalFiles& files, G
     }
     for (const char* k : {"tensor", "dtype", "shape"}) {
       if (Member(n, k)) {
-        return MalformedAt(Child(node.pointer, k), std::string("only Input and Constant nodes take '") +
-                                                       k + "'");
+        return MalformedAt(Child(node.pointer, k),
+                           std::string("only Input and Constant nodes take '") + k + "'");
       }
     }
     nodes.push_back(std::move(node));

@@ -44,7 +44,7 @@ Status ReadStoredType(const Json& v, const std::string& pointer, int32_t* out) {
                                   "' (float32, float16, int32, int64 or bool)");
 }
 
-constexpr const char* kTensorKeys[] = {"dtype", "shape",  "data", "base64", "file",
+constexpr const char* kTensorKeys[] = {"dtype",  "shape",  "data", "base64", "file",
                                        "offset", "length", "name", "doc"};
 
 }  // namespace
