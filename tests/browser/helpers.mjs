@@ -1,0 +1,59 @@
+// Shared by the browser tests: headless Chromium (playwright-core + Debian's chromium, fresh
+// profile each launch), the repo's static server on 127.0.0.1, screenshots under build/artifacts.
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer, listen, REPO_MOUNTS } from '../../scripts/serve.mjs';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const artifactsDir = path.join(repoRoot, 'build/artifacts');
+
+export async function launchBrowser() {
+  const profile = await mkdtemp(path.join(repoRoot, 'build/tmp-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'],
+    viewport: { width: 1200, height: 900 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => {});
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startServer(mounts = REPO_MOUNTS, options) {
+  const { server, url } = await listen(createServer(mounts, options));
+  return {
+    url,
+    close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
+  };
+}
+
+// A page whose console errors and uncaught exceptions are kept (and echoed when WEBNX_DEBUG is set).
+export async function openPage(browser, url) {
+  const page = await browser.context.newPage();
+  page.problems = [];
+  page.on('console', (msg) => {
+    if (process.env.WEBNX_DEBUG) console.log(`[page ${msg.type()}] ${msg.text()}`);
+    if (msg.type() === 'error' && !/favicon/.test(msg.text()) && !/404 \(Not Found\)/.test(msg.text())) {
+      page.problems.push(msg.text());
+    }
+  });
+  page.on('pageerror', (e) => page.problems.push(`uncaught: ${e.message}`));
+  page.setDefaultTimeout(60_000);
+  await page.goto(url);
+  return page;
+}
+
+export async function screenshot(page, name) {
+  await mkdir(artifactsDir, { recursive: true });
+  const file = path.join(artifactsDir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

@@ -1,0 +1,133 @@
+// Loading as an app sees it: progress events from every source kind, worker: true behind the
+// same API, and a clear WasmLoadFailed when webnx.wasm is not WebAssembly.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { InferenceSession, Tensor } from '../../js/index.mjs';
+import { modelPath, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
+
+const run = promisify(execFile);
+const tinyPath = modelPath('testdata/tiny_conv.onnx');
+const mobilenet = modelPath('mobilenet_v3_small.onnx');
+
+function checkProgress(events, size, atLeast = 2) {
+  assert.ok(events.length >= atLeast, `${events.length} events`);
+  assert.deepEqual(events.at(-1), { loaded: size, total: size });
+  for (let i = 1; i < events.length; i++) assert.ok(events[i].loaded >= events[i - 1].loaded);
+}
+
+// A local server for the model, once with Content-Length and once chunked (no total).
+async function withServer(bytes, fn) {
+  const server = http.createServer((req, res) => {
+    if (req.url.includes('missing')) {
+      res.writeHead(404, { 'Content-Type': 'text/html' });
+      return res.end('<!doctype html><h1>Not found</h1>');
+    }
+    res.writeHead(200, req.url.includes('chunked') ? {} : { 'Content-Length': bytes.length });
+    for (let i = 0; i < bytes.length; i += 1 << 16) res.write(bytes.subarray(i, i + (1 << 16)));
+    res.end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await fn(`http://127.0.0.1:${server.address().port}`);
+  } finally {
+    server.close();
+  }
+}
+
+test('onProgress reports a path, a file URL, a Blob and bytes up to loaded === total', async () => {
+  const bytes = await readFile(mobilenet);
+  for (const source of [mobilenet, pathToFileURL(mobilenet), new Blob([bytes]), new Uint8Array(bytes)]) {
+    const events = [];
+    const s = await InferenceSession.create(source, { onProgress: (e) => events.push(e) });
+    checkProgress(events, bytes.length, source instanceof Uint8Array ? 1 : 2); // bytes: one event
+    await s.release();
+  }
+});
+
+test('onProgress over HTTP: with Content-Length, chunked, and a 404', async () => {
+  const bytes = new Uint8Array(await readFile(mobilenet));
+  await withServer(bytes, async (base) => {
+    const events = [];
+    const s = await InferenceSession.create(`${base}/m.onnx`, { onProgress: (e) => events.push(e) });
+    checkProgress(events, bytes.length);
+    await s.release();
+    const chunked = [];
+    const c = await InferenceSession.create(`${base}/chunked.onnx`, { onProgress: (e) => chunked.push(e) });
+    assert.equal(chunked.at(-1).loaded, bytes.length);
+    assert.equal(chunked.at(-1).total, undefined);
+    await c.release();
+    await assert.rejects(InferenceSession.create(`${base}/missing.onnx`), { code: 'InvalidArgument', message: /HTTP 404/ });
+  });
+});
+
+test('worker: true gives the same outputs, metadata, profile and errors as a direct session', async () => {
+  const direct = await InferenceSession.create(tinyPath);
+  const events = [];
+  const worker = await InferenceSession.create(tinyPath, { worker: true, onProgress: (e) => events.push(e) });
+  assert.ok(events.length > 0);
+  assert.deepEqual(worker.inputMetadata, direct.inputMetadata);
+  assert.deepEqual(worker.outputNames, direct.outputNames);
+  const data = seededFloats(3 * 50, 3);
+  const x = new Tensor('float32', data, [3, 2, 5, 5]);
+  const want = await direct.run({ x });
+  const got = await worker.run({ x }, { profile: true });
+  assert.deepEqual(Array.from(got.y.data), Array.from(want.y.data));
+  assert.deepEqual(got.y.dims, [3, 4, 5, 5]);
+  assert.deepEqual(Array.from(x.data), Array.from(data), 'the caller keeps its input');
+  assert.ok(worker.lastProfile.length > 0 && worker.lastProfile.every((p) => p.ms >= 0 && p.op));
+  assert.equal(worker.stats.plansBuilt, 1);
+  await assert.rejects(worker.run({ nope: x }), { code: 'InvalidInput', message: /unknown input 'nope'/ });
+  assert.equal((await worker.run({ x })).y.dims[0], 3, 'still usable after an error');
+  await worker.release();
+  await assert.rejects(worker.run({ x }), { code: 'InvalidArgument', message: /released/ });
+  await direct.release();
+  await assert.rejects(InferenceSession.create(modelPath('testdata/unknown_ops.onnx'), { worker: true }),
+    { code: 'UnsupportedOperator' });
+});
+
+test('worker: true on MobileNetV3 matches the direct session', async () => {
+  const direct = await InferenceSession.create(mobilenet);
+  const worker = await InferenceSession.create(await readFile(mobilenet), { worker: true });
+  const x = new Tensor('float32', seededFloats(3 * 224 * 224, 1235), [1, 3, 224, 224]);
+  const a = (await direct.run({ input: x })).output.data;
+  const b = (await worker.run({ input: x })).output.data;
+  assert.ok(relativeMaxError(b, a) <= 1e-6);
+  await Promise.all([direct.release(), worker.release()]);
+});
+
+// Each case in a fresh process: the runtime is loaded once per process.
+async function loadIn(child, options = '{}') {
+  const script = `import { env, InferenceSession } from ${JSON.stringify(pathToFileURL(`${repoRoot}/js/index.mjs`).href)};
+${child}
+try { await InferenceSession.create(${JSON.stringify(tinyPath)}, ${options}); console.log('loaded'); }
+catch (e) { console.log(e.code + ' | ' + e.message); }`;
+  const { stdout } = await run('node', ['--input-type=module', '-e', script], { timeout: 30_000 });
+  return stdout.trim();
+}
+
+test('env.wasmBinary holding an HTML page: WasmLoadFailed "got HTML instead of webnx.wasm"', async () => {
+  const out = await loadIn(`env.wasmBinary = new TextEncoder().encode('<!DOCTYPE html><html>404</html>');`);
+  assert.match(out, /^WasmLoadFailed \| WasmLoadFailed: got HTML instead of webnx\.wasm from env\.wasmBinary/);
+});
+
+test('env.wasmPaths pointing at a server that answers 404 with HTML', async () => {
+  await withServer(new Uint8Array(0), async (base) => {
+    // Node has threads, so the threaded build is fetched (from mt/ in that folder); one thread
+    // asks for the single-threaded build.
+    const threaded = await loadIn(`env.wasmPaths = '${base}/missing/';`);
+    assert.match(threaded, new RegExp(`^WasmLoadFailed \\| .*got HTML instead of webnx\\.wasm from ${base}/missing/mt/webnx-mt\\.wasm \\(HTTP 404\\) — check env\\.wasmPaths`));
+    const single = await loadIn(`env.wasmPaths = '${base}/missing/';`, '{ numThreads: 1 }');
+    assert.match(single, new RegExp(`^WasmLoadFailed \\| .*got HTML instead of webnx\\.wasm from ${base}/missing/webnx\\.wasm \\(HTTP 404\\) — check env\\.wasmPaths`));
+  });
+});
+
+test('env.wasmPaths as a folder path and env.wasmBinary as bytes both load', async () => {
+  assert.equal(await loadIn(`env.wasmPaths = ${JSON.stringify(`${repoRoot}/dist/`)};`), 'loaded');
+  assert.equal(await loadIn(`env.wasmBinary = (await import('node:fs')).readFileSync(${JSON.stringify(`${repoRoot}/dist/webnx.wasm`)});`), 'loaded');
+  assert.match(await loadIn(`env.wasmBinary = new Uint8Array([1, 2, 3, 4, 5]);`), /WasmLoadFailed .*starts with 01 02 03 04/);
+});
