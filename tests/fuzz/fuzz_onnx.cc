@@ -1,0 +1,11 @@
+// libFuzzer target: ONNX bytes -> load -> plan -> run on small random inputs. Any crash, leak,
+// sanitizer report or hang is a bug; coded errors are the expected outcome for most inputs.
+#include "tests/fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::unique_ptr<webnx::Session> session;
+  if (!webnx::Session::CreateFromOnnx(data, size, webnx::fuzz::FuzzOptions(), &session).ok())
+    return 0;
+  webnx::fuzz::RunWithSmallInputs(*session, webnx::fuzz::Hash(data, size));
+  return 0;
+}
