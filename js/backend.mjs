@@ -1,0 +1,75 @@
+// Chooses between the two wasm builds: the multi-threaded one (dist/mt/) when SharedArrayBuffer
+// is usable (always in Node; in browsers only on cross-origin-isolated pages) and more than one
+// thread is wanted, the single-threaded one otherwise.
+import { WebnxError } from './errors.mjs';
+import { env } from './env.mjs';
+import { nodeBuiltin } from './node-builtin.mjs';
+import { loadRuntime } from './wasm-loader.mjs';
+
+const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+const MAX_DEFAULT_THREADS = 4;
+
+let warnedNoThreads = false;
+let threadedRuntime = null;
+
+// env.wasmBinary and env.wasmPaths = { wasm } name one .wasm file: the single-threaded build's.
+function singleFileConfigured() {
+  return Boolean(env.wasmBinary) || (typeof env.wasmPaths === 'object' && env.wasmPaths?.wasm);
+}
+
+function threadsUsable() {
+  if (typeof SharedArrayBuffer !== 'function' || singleFileConfigured()) return false;
+  return isNode || globalThis.crossOriginIsolated === true;
+}
+
+async function cores() {
+  if (isNode) {
+    const os = await nodeBuiltin('os');
+    return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency || 1;
+}
+
+// The thread count a session gets: options.numThreads, else the cores (at most 4); 1 where
+// threads cannot be had, with a one-time warning saying why when more were asked for.
+export async function chooseThreads(requested) {
+  if (requested !== undefined && (!Number.isInteger(requested) || requested < 1)) {
+    throw new WebnxError('InvalidArgument', `numThreads must be a positive integer, got ${requested}`);
+  }
+  if (!threadsUsable()) {
+    if (requested > 1 && !warnedNoThreads && !singleFileConfigured()) {
+      warnedNoThreads = true;
+      console.warn('webnx: running single-threaded: this page is not cross-origin isolated, so ' +
+        'SharedArrayBuffer is unavailable. Serve it with "Cross-Origin-Opener-Policy: same-origin" ' +
+        'and "Cross-Origin-Embedder-Policy: require-corp" to use threads.');
+    }
+    return 1;
+  }
+  return requested ?? Math.max(1, Math.min(MAX_DEFAULT_THREADS, await cores()));
+}
+
+// The threaded runtime, loaded once per realm. In Node its pthread workers are unref'd, so a
+// process whose work is done exits without waiting for the idle pool.
+export function getThreadedRuntime() {
+  if (!threadedRuntime) {
+    // Found like webnx.wasm (bundlers see the literal URL; env.wasmPaths folders hold mt/ too).
+    const variant = { file: 'mt/webnx-mt.wasm', defaultUrl: new URL('../dist/mt/webnx-mt.wasm', import.meta.url) };
+    threadedRuntime = import('../dist/mt/webnx-mt.mjs')
+      .then((module) => loadRuntime(module.default, variant))
+      .then((runtime) => {
+        if (isNode && runtime.PThread) {
+          for (const worker of [...runtime.PThread.unusedWorkers, ...runtime.PThread.runningWorkers]) {
+            worker.unref?.();
+          }
+        }
+        return runtime;
+      });
+    threadedRuntime.catch(() => { threadedRuntime = null; });
+  }
+  return threadedRuntime;
+}
+
+// Records which build the last session loaded ('wasm' or 'wasm-mt').
+export function noteBackend(threads) {
+  env.backend = threads > 1 ? 'wasm-mt' : 'wasm';
+}

@@ -1,0 +1,54 @@
+// The threaded build: outputs identical to the single-threaded build on every zoo model, the
+// build choice reported in env.backend, and a Node script using threads exits by itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { InferenceSession, Tensor, env } from '../../js/index.mjs';
+import { modelPath, repoRoot, seededFloats } from './helpers.mjs';
+
+const run = promisify(execFile);
+const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
+  'efficientnet_b0', 'shufflenet_v2_x1_0'];
+
+async function outputOf(file, numThreads, data, dims) {
+  const session = await InferenceSession.create(file, { numThreads });
+  const backend = env.backend;
+  const out = await session.run({ [session.inputNames[0]]: new Tensor('float32', data, dims) });
+  await session.release();
+  return { backend, data: out[session.outputNames[0]].data };
+}
+
+for (const name of ZOO) {
+  test(`${name}: 2 threads (webnx-mt) give exactly the single-threaded build's output`, async () => {
+    const file = modelPath(`${name}_dyn.onnx`);
+    assert.ok(existsSync(file), `${file} is missing: run make models`);
+    const dims = [2, 3, 224, 224];
+    const data = seededFloats(2 * 3 * 224 * 224, 99);
+    const single = await outputOf(file, 1, data, dims);
+    const threaded = await outputOf(file, 2, data, dims);
+    assert.equal(single.backend, 'wasm');
+    assert.equal(threaded.backend, 'wasm-mt');
+    assert.equal(threaded.data.length, single.data.length);
+    assert.ok(threaded.data.every((v, i) => Object.is(v, single.data[i])), 'outputs differ');
+  });
+}
+
+test('a script using the threaded build exits by itself', async () => {
+  const index = pathToFileURL(`${repoRoot}/js/index.mjs`).href;
+  const script = `import { InferenceSession, Tensor, env } from ${JSON.stringify(index)};
+const s = await InferenceSession.create(${JSON.stringify(`${repoRoot}/examples/digits/digits_mobilenet.onnx`)}, { numThreads: 2 });
+await s.run({ input: new Tensor('float32', new Float32Array(64), [1, 1, 8, 8]) });
+console.log(env.backend);`;
+  const started = Date.now();
+  const { stdout } = await run('node', ['--input-type=module', '-e', script], { timeout: 20_000 });
+  assert.equal(stdout.trim(), 'wasm-mt');
+  console.log(`threaded script exited after ${Date.now() - started} ms`);
+});
+
+test('numThreads must be a positive integer', async () => {
+  await assert.rejects(InferenceSession.create(modelPath('testdata/tiny_conv.onnx'), { numThreads: 0 }),
+    { code: 'InvalidArgument' });
+});
