@@ -9,6 +9,7 @@ BUILD := $(ROOT)/build
 NATIVE := $(BUILD)/native
 ASAN := $(BUILD)/native-asan
 WASM := $(BUILD)/wasm
+WASM_MT := $(BUILD)/wasm-mt
 MODELS := $(BUILD)/models
 PROTOBUF_SRC := $(BUILD)/third_party/protobuf-3.21.12
 PYTHON := /usr/bin/python3
@@ -17,7 +18,7 @@ NODE_TESTS := ../shared/onnx-node-tests
 VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
 
 .PHONY: all setup native wasm models demo test test-native test-sanitizers test-wasm-units test-conformance test-node package \
-        bench fuzz format clean
+        test-browser serve bench fuzz format clean
 
 all: native wasm
 
@@ -40,16 +41,28 @@ wasm: setup
 	@cp -u $(WASM)/webnx.mjs $(WASM)/webnx.wasm dist/
 	@echo "webnx.wasm: $$(stat -c %s dist/webnx.wasm) bytes ($$(gzip -9 -c dist/webnx.wasm | wc -c) gzipped)"
 
+# The multi-threaded build (its own -pthread protobuf), shipped beside the single-threaded one
+# in dist/mt/, whose package.json keeps Emscripten's CommonJS worker script out of ESM scope.
+wasm-mt: setup
+	@[ -f $(WASM_MT)/build.ninja ] || emcmake cmake -S . -B $(WASM_MT) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" \
+	  -DWEBNX_PROTOBUF_SRC=$(PROTOBUF_SRC) -DWEBNX_THREADS=ON
+	cmake --build $(WASM_MT) --target webnx -j$(JOBS)
+	@mkdir -p dist/mt
+	@cp -u $(WASM_MT)/webnx-mt.mjs $(WASM_MT)/webnx-mt.wasm $(WASM_MT)/webnx-mt.worker.js dist/mt/
+	@echo '{"type":"commonjs"}' > dist/mt/package.json
+	@echo "webnx-mt.wasm: $$(stat -c %s dist/mt/webnx-mt.wasm) bytes ($$(gzip -9 -c dist/mt/webnx-mt.wasm | wc -c) gzipped)"
+
 # The torchvision model zoo (static and dynamic-batch exports), cached in build/models.
 models: setup
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS)
 	$(PYTHON) scripts/gen_test_models.py --out $(MODELS)/testdata
 
-demo: wasm
+demo: wasm wasm-mt
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
 	node examples/demo.mjs --models $(MODELS)
 
-test: native wasm models test-native test-sanitizers test-wasm-units test-conformance test-node
+test: native wasm wasm-mt models test-native test-sanitizers test-wasm-units test-conformance test-node test-browser
 
 test-native: native
 	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
@@ -73,15 +86,41 @@ test-conformance: native
 test-node: wasm models
 	WEBNX_MODELS=$(MODELS) node --test --test-concurrency=1 tests/node/
 
-package: wasm
+# Headless Chromium (Debian's, driven by playwright-core) on 127.0.0.1: the npm tarball installed
+# into a fresh project and used from Node, a Vite build and a plain page; the demo pages in web/.
+# Screenshots are written to build/artifacts/.
+test-browser: wasm models package
+	WEBNX_MODELS=$(MODELS) WEBNX_TARBALL=$(BUILD)/webnx-$(VERSION).tgz \
+	  node --test --test-concurrency=1 tests/browser/
+
+# The demo pages (web/) on http://127.0.0.1:$(PORT)/web/, cross-origin isolated. The model lab
+# and the benchmark page offer the zoo in build/models (make models).
+PORT ?= 8080
+serve: wasm
+	node scripts/serve.mjs --port $(PORT)
+
+package: wasm wasm-mt
 	@mkdir -p $(BUILD)
 	npm pack --pack-destination $(BUILD) >/dev/null
 	@echo "wrote $(BUILD)/webnx-$(VERSION).tgz ($$(stat -c %s $(BUILD)/webnx-$(VERSION).tgz) bytes)"
 
 # Speed is measured here, never asserted in tests.
-bench: wasm models
+bench: wasm wasm-mt models
 	$(PYTHON) scripts/model_flops.py $(wildcard $(MODELS)/*[a-z0-9].onnx) --out $(MODELS)/flops.json >/dev/null
 	node bench/run.mjs --models $(MODELS) $(BENCH_ARGS)
+	@echo "== 2 threads: each runtime in its own process (spinning pools distort shared runs)"
+	node bench/run.mjs --models $(MODELS) --threads 2 --runtimes webnx $(BENCH_ARGS)
+	node bench/run.mjs --models $(MODELS) --threads 2 --runtimes ort-web $(BENCH_ARGS)
+
+# libFuzzer targets under ASan + UBSan (clang-14), FUZZ_SECONDS each; not part of make test.
+FUZZ := $(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@[ -f $(FUZZ)/build.ninja ] || CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEBNX_FUZZ=ON
+	cmake --build $(FUZZ) --target fuzz_onnx fuzz_json fuzz_mutate -j$(JOBS)
+	bash scripts/make-fuzz-corpus.sh $(BUILD)/fuzz-corpus
+	bash scripts/run-fuzzers.sh $(FUZZ) $(BUILD)/fuzz-corpus $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -24,11 +24,15 @@ const modelsDir = opt('models', path.join(here, '../build/models'));
 const runs = Number(opt('runs', 30));
 const warmup = Number(opt('warmup', 5));
 const showLayers = argv.includes('--layers');
+// Threads per runtime. Multi-threaded runtimes must not share a process (idle thread pools
+// that spin steal the cores), so with --threads > 1 pick one runtime per process (--runtimes).
+const threads = Number(opt('threads', 1));
+const chosen = opt('runtimes', 'webnx,ort-web,ort-node').split(',');
 const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
   'efficientnet_b0', 'shufflenet_v2_x1_0'];
 const only = opt('only', '') ? opt('only', '').split(',') : ZOO;
 
-ortWeb.env.wasm.numThreads = 1;
+ortWeb.env.wasm.numThreads = threads;
 ortWeb.env.wasm.simd = true;
 
 const quantile = (xs, q) => {
@@ -43,7 +47,7 @@ function webnxRuntime() {
   let s;
   return {
     name: 'webnx',
-    async load(bytes) { s = await InferenceSession.create(bytes); },
+    async load(bytes) { s = await InferenceSession.create(bytes, { numThreads: threads }); },
     async run(data, dims) {
       const out = await s.run({ [s.inputNames[0]]: new Tensor('float32', data, dims) });
       return out[s.outputNames[0]].data;
@@ -86,7 +90,8 @@ for (const model of only) {
   const dims = [1, 3, 224, 224];
   const data = seededFloats(3 * 224 * 224, 1235);
   const runtimes = [webnxRuntime(), ortRuntime('ort-web', ortWeb, { executionProviders: ['wasm'] }),
-    ortRuntime('ort-node', ortNode, { intraOpNumThreads: 1, interOpNumThreads: 1 })];
+    ortRuntime('ort-node', ortNode, { intraOpNumThreads: threads, interOpNumThreads: 1 })]
+    .filter((rt) => chosen.includes(rt.name));
   const stats = {};
   let reference = null;
   for (const rt of runtimes) {
@@ -97,8 +102,16 @@ for (const model of only) {
     const out = await rt.run(data, dims);
     const first = performance.now() - t;
     stats[rt.name] = { load, first, times: [] };
-    if (rt.name === 'ort-node') reference = out;
     stats[rt.name].out = out;
+  }
+  // Outputs are checked against onnxruntime-node, run here if it is not being timed.
+  if (stats['ort-node']) {
+    reference = stats['ort-node'].out;
+  } else {
+    const ref = ortRuntime('ort-node', ortNode, { intraOpNumThreads: 1 });
+    await ref.load(bytes.slice());
+    reference = await ref.run(data, dims);
+    await ref.release();
   }
   for (const rt of runtimes) {
     const err = relativeMaxError(stats[rt.name].out, reference);
@@ -123,21 +136,28 @@ for (const model of only) {
     const s = stats[rt.name];
     row[rt.name] = { median: quantile(s.times, 0.5), p90: quantile(s.times, 0.9), load: s.load, first: s.first, err: s.err };
   }
-  row.gflops = flops[`${model}.onnx`] ? flops[`${model}.onnx`] / 1e9 / (row.webnx.median / 1e3) : NaN;
+  row.gflops = row.webnx && flops[`${model}.onnx`] ? flops[`${model}.onnx`] / 1e9 / (row.webnx.median / 1e3) : NaN;
   rows.push(row);
   printRow(row);
 }
 
 function printRow(r) {
   const f = (x) => x.toFixed(2).padStart(8);
-  console.log(`${r.model}`);
-  for (const name of ['webnx', 'ort-web', 'ort-node']) {
+  console.log(`${r.model} (${threads} thread${threads > 1 ? 's' : ''})`);
+  for (const name of chosen) {
     const s = r[name];
+    if (!s) continue;
     console.log(`  ${name.padEnd(9)} median ${f(s.median)} ms  p90 ${f(s.p90)} ms  load ${f(s.load)} ms  ` +
       `first ${f(s.first)} ms  err ${s.err.toExponential(1)}`);
   }
-  console.log(`  webnx ${r.gflops.toFixed(1)} GFLOP/s; webnx/ort-web median ${(r.webnx.median / r['ort-web'].median).toFixed(3)}, ` +
-    `load ${(r.webnx.load / r['ort-web'].load).toFixed(3)}; first/median ${(r.webnx.first / r.webnx.median).toFixed(2)}`);
+  if (r.webnx) {
+    let line = `  webnx ${r.gflops.toFixed(1)} GFLOP/s; first/median ${(r.webnx.first / r.webnx.median).toFixed(2)}`;
+    if (r['ort-web']) {
+      line += `; webnx/ort-web median ${(r.webnx.median / r['ort-web'].median).toFixed(3)}, ` +
+        `load ${(r.webnx.load / r['ort-web'].load).toFixed(3)}`;
+    }
+    console.log(line);
+  }
 }
 
 function printLayers(model, profile) {
@@ -158,10 +178,12 @@ function printLayers(model, profile) {
 }
 
 if (rows.length) {
-  console.log('\nsummary (median ms)');
+  const cell = (r, name) => (r[name] ? r[name].median.toFixed(2) : '-');
+  const ratio = (r) => (r.webnx && r['ort-web'] ? (r.webnx.median / r['ort-web'].median).toFixed(3) : '-');
+  console.log(`\nsummary (median ms, ${threads} thread${threads > 1 ? 's' : ''})`);
   console.log('model                 webnx  ort-web  ort-node  webnx/ort-web  GFLOP/s');
   for (const r of rows) {
-    console.log(`${r.model.padEnd(20)} ${r.webnx.median.toFixed(2).padStart(6)} ${r['ort-web'].median.toFixed(2).padStart(8)} ` +
-      `${r['ort-node'].median.toFixed(2).padStart(9)} ${(r.webnx.median / r['ort-web'].median).toFixed(3).padStart(14)} ${r.gflops.toFixed(1).padStart(8)}`);
+    console.log(`${r.model.padEnd(20)} ${cell(r, 'webnx').padStart(6)} ${cell(r, 'ort-web').padStart(8)} ` +
+      `${cell(r, 'ort-node').padStart(9)} ${ratio(r).padStart(14)} ${(r.gflops || NaN).toFixed(1).padStart(8)}`);
   }
 }

@@ -1,12 +1,14 @@
 #include "core/memory_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <utility>
 
 namespace webnx {
 
 std::vector<size_t> PlaceBuffers(const std::vector<BufferLifetime>& buffers, size_t* arena_bytes) {
+  if (buffers.size() > kMaxBuffersPlacedBySize) return PlaceBuffersByTime(buffers, arena_bytes);
   constexpr size_t kAlign = 64;
   auto padded = [&](size_t i) {
     return std::max(kAlign, (buffers[i].bytes + kAlign - 1) / kAlign * kAlign);
@@ -33,8 +35,13 @@ std::vector<size_t> PlaceBuffers(const std::vector<BufferLifetime>& buffers, siz
     std::sort(busy.begin(), busy.end());
     size_t candidate = 0;
     for (const auto& range : busy) {
-      if (candidate + padded(id) <= range.first) break;  // fits in the gap before this range
+      // Fits in the gap before this range (written so that it cannot wrap around).
+      if (range.first >= candidate && range.first - candidate >= padded(id)) break;
       candidate = std::max(candidate, range.second);
+    }
+    if (candidate > SIZE_MAX - padded(id)) {  // wasm32: the arena would pass 4 GiB
+      *arena_bytes = SIZE_MAX;
+      return offset;
     }
     offset[id] = candidate;
     total = std::max(total, candidate + padded(id));

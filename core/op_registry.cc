@@ -45,6 +45,37 @@ std::vector<std::string> OpRegistry::OpNames() const {
   return names;
 }
 
+void OpRegistry::SetArity(const std::string& domain, const std::string& op_type, int since_version,
+                          OpArity arity) {
+  arities_[{domain, op_type}][since_version] = arity;
+}
+
+Status OpRegistry::CheckArity(const Node& node, int since_version) const {
+  auto op = arities_.find({node.domain, node.op_type});
+  if (op == arities_.end()) return Status::Ok();
+  auto it = op->second.find(since_version);
+  if (it == op->second.end()) return Status::Ok();
+  const OpArity& a = it->second;
+  auto range = [](int lo, int hi) {
+    if (hi == OpArity::kVariadic) return std::to_string(lo) + " or more";
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  };
+  const int ins = static_cast<int>(node.inputs.size());
+  const int outs = static_cast<int>(node.outputs.size());
+  const std::string op_version = node.op_type + "-" + std::to_string(since_version);
+  if (ins < a.min_inputs || ins > a.max_inputs) {
+    return Status(ErrorCode::kMalformedModel, node.Describe() + " has " + std::to_string(ins) +
+                                                  " inputs; " + op_version + " takes " +
+                                                  range(a.min_inputs, a.max_inputs));
+  }
+  if (outs < a.min_outputs || outs > a.max_outputs) {
+    return Status(ErrorCode::kMalformedModel, node.Describe() + " has " + std::to_string(outs) +
+                                                  " outputs; " + op_version + " produces " +
+                                                  range(a.min_outputs, a.max_outputs));
+  }
+  return Status::Ok();
+}
+
 const OpRegistry& OpRegistry::Default() {
   static const OpRegistry* registry = [] {
     auto* r = new OpRegistry();

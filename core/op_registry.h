@@ -14,6 +14,15 @@ namespace webnx {
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>()>;
 
+// Input and output counts the spec allows for one op version (positions, "" included).
+struct OpArity {
+  static constexpr int kVariadic = 2147483647;
+  int min_inputs = 0;
+  int max_inputs = kVariadic;
+  int min_outputs = 0;
+  int max_outputs = kVariadic;
+};
+
 class OpRegistry {
  public:
   // Registers one implementation for every listed since-version of the op (the versions in
@@ -28,6 +37,13 @@ class OpRegistry {
   // Registered since-versions of an op, ascending (empty when unknown).
   std::vector<int> Versions(const std::string& domain, const std::string& op_type) const;
   std::unique_ptr<Kernel> Create(const std::string& domain, const std::string& op_type) const;
+  // The counts of one since-version, checked at load; ops without one are checked by their
+  // kernel at plan time.
+  void SetArity(const std::string& domain, const std::string& op_type, int since_version,
+                OpArity arity);
+  // MalformedModel naming the node when its input or output count is outside the arity
+  // registered for `since_version`.
+  Status CheckArity(const Node& node, int since_version) const;
   // "op_type" for the default domain, "domain:op_type" otherwise; sorted.
   std::vector<std::string> OpNames() const;
 
@@ -40,6 +56,7 @@ class OpRegistry {
     KernelFactory factory;
   };
   std::map<std::pair<std::string, std::string>, Entry> ops_;
+  std::map<std::pair<std::string, std::string>, std::map<int, OpArity>> arities_;
 };
 
 // Defined in kernels/: registers every built-in op.

@@ -1,8 +1,10 @@
 #include "core/session.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
+#include "core/graph_limits.h"
 #include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
 
@@ -10,14 +12,16 @@ namespace webnx {
 
 Status Session::CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                                std::unique_ptr<Session>* out) {
+  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
   Graph graph;
-  WEBNX_RETURN_IF_ERROR(LoadOnnxModel(data, size, &graph));
+  WEBNX_RETURN_IF_ERROR(LoadOnnxModel(data, size, options.limits, &graph));
   return CreateFromGraph(std::move(graph), options, out);
 }
 
 Status Session::CreateFromJson(const char* text, size_t size,
                                const std::map<std::string, std::string>& files,
                                const SessionOptions& options, std::unique_ptr<Session>* out) {
+  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
   Graph graph;
   WEBNX_RETURN_IF_ERROR(LoadJsonModel(text, size, files, &graph));
   return CreateFromGraph(std::move(graph), options, out);
@@ -25,10 +29,14 @@ Status Session::CreateFromJson(const char* text, size_t size,
 
 Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
                                 std::unique_ptr<Session>* out) {
+  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
+  WEBNX_RETURN_IF_ERROR(CheckGraphLimits(graph, options.limits));
   auto session = std::unique_ptr<Session>(new Session());
   session->rg_.graph = std::move(graph);
+  session->rg_.limits = options.limits;
   session->options_ = options;
   if (session->options_.max_cached_plans == 0) session->options_.max_cached_plans = 1;
+  session->rg_.threads = std::max(1, std::min(options.num_threads, ThreadPool::MaxThreads()));
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
   WEBNX_RETURN_IF_ERROR(session->Resolve());
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
@@ -64,7 +72,12 @@ Status Session::Resolve() {
     }
     rg_.since_versions[i] = v;
   }
-  if (missing.empty()) return Status::Ok();
+  if (missing.empty()) {
+    // Input and output counts once, at load: a malformed node fails here, not in every plan.
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+      WEBNX_RETURN_IF_ERROR(registry.CheckArity(graph.nodes[i], rg_.since_versions[i]));
+    return Status::Ok();
+  }
   std::string msg = std::to_string(missing.size()) + " unsupported operator" +
                     (missing.size() == 1 ? "" : "s") + ": ";
   bool first = true;
@@ -87,6 +100,9 @@ Status Session::FoldConstants() {
   for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
   std::vector<Node> kept;
   std::vector<int> kept_versions;
+  // Folded outputs join the weights under limits.maxInitializerBytes.
+  int64_t constant_bytes = 0;
+  for (const auto& kv : graph.initializers) constant_bytes += kv.second.nbytes();
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     Node& node = graph.nodes[n];
     std::vector<const Tensor*> inputs;
@@ -105,7 +121,12 @@ Status Session::FoldConstants() {
     }
     if (all_constant) {
       std::vector<Tensor> outputs;
-      WEBNX_RETURN_IF_ERROR(EvaluateNode(node, rg_.since_versions[n], registry, inputs, &outputs));
+      WEBNX_RETURN_IF_ERROR(
+          EvaluateNode(node, rg_.since_versions[n], registry, inputs, &outputs, rg_.limits));
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        WEBNX_RETURN_IF_ERROR(AddInitializerBytes(static_cast<int64_t>(outputs[i].nbytes()),
+                                                  rg_.limits, node.Describe(), &constant_bytes));
+      }
       for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (!node.outputs[i].empty()) graph.initializers[node.outputs[i]] = std::move(outputs[i]);
       }
@@ -163,6 +184,13 @@ Status Session::CheckFeeds(const std::vector<NamedTensor>& feeds,
     }
     if (numel > 0 && !t->data) {
       return Status(ErrorCode::kInvalidInput, "input '" + in.name + "' has no data");
+    }
+    // Kernels rely on every shape they see being within the limits (no dim above 2^32).
+    Status within =
+        CheckShapeLimits(t->shape, DTypeSize(t->dtype), rg_.limits, "input '" + in.name + "'");
+    if (!within.ok()) {
+      const bool size = within.code() == ErrorCode::kOutOfMemory;
+      return Status(size ? ErrorCode::kOutOfMemory : ErrorCode::kInvalidInput, within.message());
     }
     if (!in.has_shape) continue;
     auto declared = [&] {
@@ -278,6 +306,7 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
 
 Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,
                     std::vector<StepTiming>* profile) {
+  ScopedTensorByteLimit cap(rg_.limits.max_tensor_bytes);
   std::vector<const Tensor*> ordered;
   WEBNX_RETURN_IF_ERROR(CheckFeeds(feeds, &ordered));
   Plan* plan = nullptr;

@@ -10,12 +10,17 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/limits.h"
 #include "core/plan.h"
 
 namespace webnx {
 
 struct SessionOptions {
   size_t max_cached_plans = 8;
+  // Threads a run may use (capped by ThreadPool::MaxThreads(); 1 in the single-threaded build).
+  int num_threads = 1;
+  // Bounds on what the model may ask for (core/limits.h); exceeding one is a coded error.
+  SessionLimits limits;
 };
 
 struct SessionStats {

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/limits.h"
+
 namespace webnx {
 
 const char* DTypeName(DType dtype) {
@@ -69,11 +71,14 @@ Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
   int64_t n = 0;
   size_t elem = DTypeSize(dtype);
   if (elem == 0) return Status(ErrorCode::kUnsupportedDtype, "cannot allocate an undefined dtype");
-  // One tensor never exceeds the 4 GiB wasm32 heap, so native and wasm refuse the same sizes.
-  constexpr int64_t kMaxBytes = int64_t{1} << 32;
-  if (!ShapeNumel(shape, &n) || n > kMaxBytes / static_cast<int64_t>(elem)) {
-    return Status(ErrorCode::kOutOfMemory,
-                  "tensor of shape " + ShapeToString(shape) + " is too large to allocate");
+  // One tensor never exceeds the 4 GiB wasm32 heap, so native and wasm refuse the same sizes;
+  // a session's limits.maxTensorBytes may cap it lower (kernel scratch included).
+  const int64_t max_bytes = CurrentTensorByteLimit();
+  if (!ShapeNumel(shape, &n) || n > max_bytes / static_cast<int64_t>(elem)) {
+    return Status(ErrorCode::kOutOfMemory, "tensor of shape " + ShapeToString(shape) +
+                                               " is too large to allocate (the limit is " +
+                                               std::to_string(max_bytes) +
+                                               " bytes, limits.maxTensorBytes)");
   }
   size_t bytes = static_cast<size_t>(n) * elem;
   size_t padded = (bytes + 63) / 64 * 64;
@@ -112,8 +117,14 @@ int64_t Tensor::IntAt(int64_t i) const {
       return ptr<int32_t>()[i];
     case DType::kBool:
       return ptr<bool>()[i] ? 1 : 0;
-    case DType::kFloat32:
-      return static_cast<int64_t>(ptr<float>()[i]);
+    case DType::kFloat32: {
+      // Saturating: casting NaN or a float beyond int64 is undefined behaviour.
+      const float f = ptr<float>()[i];
+      if (!(f == f)) return 0;
+      if (f >= 9.2233720368547758e18f) return INT64_MAX;
+      if (f <= -9.2233720368547758e18f) return INT64_MIN;
+      return static_cast<int64_t>(f);
+    }
     case DType::kUndefined:
       break;
   }

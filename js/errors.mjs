@@ -1,6 +1,7 @@
 // Errors thrown by webnx: a standard Error with a string `code` (UnsupportedOpset,
 // UnsupportedDtype, UnsupportedOperator, MalformedModel, InvalidInput, ShapeMismatch,
-// OutOfMemory, InvalidArgument, Internal).
+// OutOfMemory, InvalidArgument, Internal, WasmLoadFailed: webnx.wasm could not be fetched or
+// is not WebAssembly, e.g. a server sent an HTML page for it).
 export class WebnxError extends Error {
   constructor(code, message) {
     super(`${code}: ${message}`);

@@ -11,7 +11,10 @@ export type ErrorCode =
   | 'ShapeMismatch'
   | 'OutOfMemory'
   | 'InvalidArgument'
-  | 'Internal';
+  | 'Internal'
+  /** webnx.wasm could not be fetched, or what came back is not WebAssembly (e.g. an HTML 404 page:
+   *  "got HTML instead of webnx.wasm from <url> — check env.wasmPaths / your bundler's asset handling"). */
+  | 'WasmLoadFailed';
 
 export class WebnxError extends Error {
   readonly code: ErrorCode;
@@ -32,9 +35,66 @@ export interface ValueMetadata {
   dims: (number | string | null)[] | null;
 }
 
+export interface LoadProgress {
+  /** Bytes of the model read so far. */
+  loaded: number;
+  /** The model's size in bytes; undefined when the server does not say (or compresses it). */
+  total?: number;
+}
+
 export interface SessionOptions {
   /** How many per-input-shape plans to keep (least recently used are dropped). Default 8. */
   maxCachedPlans?: number;
+  /**
+   * Threads each run may use. Default: the cores (at most 4) where SharedArrayBuffer is usable
+   * (always in Node; in browsers only on cross-origin-isolated pages), else 1. Asking for more
+   * than 1 where threads cannot be had warns once and runs single-threaded.
+   */
+  numThreads?: number;
+  /** Called as the model's bytes arrive (URL, Blob/File or Node path), last with loaded === total. */
+  onProgress?: (progress: LoadProgress) => void;
+  /**
+   * Run the session in a dedicated Worker (browser: a module Worker; Node: worker_threads), with the
+   * same API. Inputs are copied and outputs transferred; `stats` is a snapshot from the last call.
+   * The object is not an `instanceof InferenceSession`. Call release() to end the worker.
+   */
+  worker?: boolean;
+  /**
+   * Side files a JSON graph document names (webnx-graph tensors' "file", ONNX-JSON external data
+   * "location"), by name. A document loaded from a .json path or URL reads the ones not given
+   * here from beside it.
+   */
+  files?: Record<string, ArrayBuffer | ArrayBufferView> | Map<string, ArrayBuffer | ArrayBufferView>;
+  /** Bounds on what the model may ask for; unknown keys are an InvalidArgument error. */
+  limits?: SessionLimits;
+}
+
+/**
+ * Limits checked at load and plan time (defaults in parentheses, sized for real models in a
+ * 4 GiB wasm heap). Exceeding one fails with MalformedModel (structure) or OutOfMemory (sizes),
+ * naming the limit, e.g. "the model has 2000001 nodes; the limit is 2000000 (limits.maxNodes)".
+ */
+export interface SessionLimits {
+  /** Rank of any tensor (32). */
+  maxRank?: number;
+  /** Size of one dimension (2^32 - 64, also the hard ceiling). */
+  maxDimension?: number;
+  /** Elements of one tensor (2^32 - 64, also the hard ceiling). */
+  maxTensorElements?: number;
+  /** Bytes of one tensor, kernel scratch included (2^32 - 64, also the hard ceiling). */
+  maxTensorBytes?: number;
+  /** Bytes of all initializers and load-time constants together (3 GiB). */
+  maxInitializerBytes?: number;
+  /** Bytes of one plan's activation arena and plan-time constants (3 GiB). */
+  maxArenaBytes?: number;
+  /** Nodes in the graph (2,000,000). */
+  maxNodes?: number;
+  /** Longest chain of nodes (1,000,000). */
+  maxGraphDepth?: number;
+  /** Bytes of any name or string attribute (1 MiB). */
+  maxStringLength?: number;
+  /** Nesting of subgraphs (If/Loop bodies) (16). */
+  maxSubgraphDepth?: number;
 }
 
 export interface SessionStats {
@@ -63,7 +123,68 @@ export interface NodeTiming {
   shape: string;
 }
 
-export type ModelSource = string | URL | ArrayBuffer | Uint8Array | Blob;
+/** A tensor in a webnx-graph document: inline numbers, base64 little-endian bytes, or a side file. */
+export interface WebnxGraphTensor {
+  /** Default 'float32'; float16 is widened to float32 at load. */
+  dtype?: 'float32' | 'float16' | 'int32' | 'int64' | 'bool';
+  shape?: number[];
+  /** Row-major values, flat or nested; typed arrays are accepted in document objects. */
+  data?: number | boolean | string | unknown[] | ArrayBufferView;
+  base64?: string;
+  file?: string;
+  offset?: number;
+  length?: number;
+}
+
+export interface WebnxGraphNode {
+  /** The node's name; also its output's name when output(s) is not given. */
+  id?: string;
+  /** An ONNX op, or a DSL op: Input, Constant, Conv2D, DepthwiseConv2D, BatchNorm, Relu6, ... (docs/dsl.md). */
+  op: string;
+  domain?: string;
+  inputs?: string[];
+  output?: string;
+  outputs?: string[];
+  attrs?: Record<string, unknown>;
+  /** Layout of the pooling ops (AveragePool, MaxPool, Global*Pool); default: the document's. */
+  layout?: 'NHWC' | 'NCHW';
+  /** Constant nodes. */
+  tensor?: WebnxGraphTensor;
+  /** Input nodes. */
+  dtype?: 'float32' | 'int32' | 'int64' | 'bool';
+  shape?: (number | string | null)[];
+}
+
+/** The webnx-graph dialect of the JSON graph DSL (docs/dsl.md, docs/webnx-graph.schema.json). */
+export interface WebnxGraphDocument {
+  format: 'webnx-graph';
+  version?: 1;
+  /** Default-domain opset of the ONNX ops (default 17), or { domain: version }. */
+  opset?: number | Record<string, number>;
+  /** Layout of the pooling ops: 'NHWC' (default) or 'NCHW'. */
+  layout?: 'NHWC' | 'NCHW';
+  producer?: string;
+  metadata?: Record<string, string>;
+  inputs?: { name: string; dtype?: 'float32' | 'int32' | 'int64' | 'bool'; shape?: (number | string | null)[] }[];
+  outputs: (string | { name: string; dtype?: string; shape?: (number | string | null)[] })[];
+  tensors?: Record<string, WebnxGraphTensor>;
+  nodes: WebnxGraphNode[];
+}
+
+/** ONNX-JSON: a ModelProto in protobuf's JSON mapping or the snake_case form of JS exporters. */
+export interface OnnxJsonDocument {
+  graph: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+export type ModelSource =
+  | string
+  | URL
+  | ArrayBuffer
+  | ArrayBufferView
+  | Blob
+  | WebnxGraphDocument
+  | OnnxJsonDocument;
 
 export class InferenceSession {
   static create(source: ModelSource, options?: SessionOptions): Promise<InferenceSession>;
@@ -79,3 +200,34 @@ export class InferenceSession {
 }
 
 export function supportedOps(): Promise<string[]>;
+
+/** Read before the first InferenceSession.create() loads the wasm runtime. */
+export const env: {
+  /** Folder URL that holds webnx.wasm (relative to the page), or { wasm: URL of the file }.
+   *  Default: next to the package's files, via new URL('../dist/webnx.wasm', import.meta.url). */
+  wasmPaths?: string | URL | { wasm: string | URL };
+  /** The webnx.wasm bytes; wins over wasmPaths. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** The build the last InferenceSession.create() loaded: 'wasm' or 'wasm-mt' (threads). */
+  readonly backend?: 'wasm' | 'wasm-mt';
+};
+
+export interface ModelSummary {
+  format: string;
+  irVersion: number | null;
+  producer: string;
+  opsets: { domain: string; version: number }[];
+  /** As in ValueMetadata, but type may be any ONNX dtype name ('uint8', 'float16', …) or 'unknown'. */
+  inputs: { name: string; type: string; dims: (number | string | null)[] | null }[];
+  outputs: { name: string; type: string; dims: (number | string | null)[] | null }[];
+  /** Every op type with its node count (subgraphs included), most used first. */
+  ops: { op: string; domain: string; count: number }[];
+  nodeCount: number;
+  /** Elements in the model's initializers. */
+  parameters: number;
+  weightDtypes: string[];
+  metadata: Record<string, string>;
+}
+
+/** Looks inside a model (ONNX bytes, JSON bytes or a JSON graph) without loading it into the runtime. */
+export function inspectModel(model: Uint8Array | ArrayBuffer | object): ModelSummary;

@@ -1,34 +1,18 @@
 import { WebnxError, lastWasmError } from './errors.mjs';
 import { DTYPES, Tensor } from './tensor.mjs';
 import { getRuntime } from './runtime.mjs';
+import { chooseThreads, getThreadedRuntime, noteBackend } from './backend.mjs';
+import { readModelBytes } from './fetch-model.mjs';
+import { createWorkerSession } from './worker-session.mjs';
+import { isJsonBytes, isJsonDocument, jsonModel, jsonSideFiles } from './json-source.mjs';
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
-
-// Model bytes from a path (Node), URL, ArrayBuffer, typed array or Blob/File.
-async function readModel(source) {
-  if (source instanceof Uint8Array) return source;
-  if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-  if (typeof Blob !== 'undefined' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
-  if (typeof source === 'string' || source instanceof URL) {
-    const isFileUrl = source instanceof URL ? source.protocol === 'file:' : source.startsWith('file:');
-    const isHttp = /^https?:/i.test(String(source));
-    if (isNode && !isHttp) {
-      const { readFile } = await import('node:fs/promises');
-      try {
-        return new Uint8Array(await readFile(isFileUrl ? new URL(source) : source));
-      } catch (e) {
-        throw new WebnxError('InvalidArgument', `cannot read model '${source}': ${e.message}`);
-      }
-    }
-    const response = await fetch(source);
-    if (!response.ok) {
-      throw new WebnxError('InvalidArgument', `fetching model '${source}' failed: HTTP ${response.status}`);
-    }
-    return new Uint8Array(await response.arrayBuffer());
-  }
-  throw new WebnxError('InvalidArgument',
-    'InferenceSession.create takes a path, URL, ArrayBuffer, Uint8Array or Blob');
+// Model bytes from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress:
+// { bytes } for ONNX, or { json, doc, base } for a JSON graph document (docs/dsl.md).
+async function readModel(source, onProgress) {
+  if (isJsonDocument(source)) return jsonModel(source);
+  const bytes = await readModelBytes(source, onProgress);
+  if (!isJsonBytes(bytes, source)) return { bytes };
+  return jsonModel(bytes, typeof source === 'string' || source instanceof URL ? source : null);
 }
 
 function dimsOf(info) {
@@ -50,12 +34,35 @@ export class InferenceSession {
     this.#outputs = wasm.outputs();
   }
 
-  // Loads a model: a path (Node), URL, ArrayBuffer, Uint8Array or Blob.
+  // Loads a model: a path (Node), URL, ArrayBuffer, Uint8Array or Blob holding ONNX or a JSON
+  // graph document, or the document as JSON text or a parsed object.
   // options.maxCachedPlans bounds the per-input-shape plan cache (default 8).
+  // options.limits bounds what the model may ask for ({ maxNodes, maxTensorBytes, ... }: see
+  // SessionLimits in index.d.ts); exceeding one fails with MalformedModel or OutOfMemory.
+  // options.files maps the side files a JSON document names to their bytes (read from beside
+  // a .json path or URL automatically).
+  // options.numThreads: threads per run (default: the cores, at most 4, where SharedArrayBuffer
+  // is usable — always in Node, in browsers on cross-origin-isolated pages; 1 elsewhere);
+  // env.backend then says which build was loaded ('wasm-mt' or 'wasm').
+  // options.numThreads: threads per run (default: the cores, at most 4, where SharedArrayBuffer
+  // is usable — always in Node, in browsers on cross-origin-isolated pages; 1 elsewhere);
+  // env.backend then says which build was loaded ('wasm-mt' or 'wasm').
+  // options.onProgress({ loaded, total }) follows the download; options.worker runs the session
+  // in a dedicated Worker (worker_threads in Node) behind the same API.
   static async create(source, options = {}) {
-    const [runtime, bytes] = await Promise.all([getRuntime(), readModel(source)]);
+    if (options.worker) return createWorkerSession(source, options);
+    const threads = await chooseThreads(options.numThreads);
+    const [runtime, model] = await Promise.all([
+      threads > 1 ? getThreadedRuntime() : getRuntime(), readModel(source, options.onProgress)]);
+    noteBackend(threads);
+    const files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
     const wasm = new runtime.WasmSession();
-    if (wasm.load(bytes, options.maxCachedPlans ?? 0) !== 0) {
+    wasm.setNumThreads(Math.min(threads, runtime.WasmSession.maxThreads()));
+    if (files) for (const [name, bytes] of files) wasm.addExternalFile(name, bytes);
+    const status = wasm.setLimits(options.limits) || (files
+      ? wasm.loadJson(model.json, options.maxCachedPlans ?? 0)
+      : wasm.load(model.bytes, options.maxCachedPlans ?? 0));
+    if (status !== 0) {
       const error = lastWasmError(wasm);
       wasm.delete();
       throw error;

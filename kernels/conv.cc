@@ -306,7 +306,11 @@ class ConvKernel : public Kernel {
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
     in_channels_ = x[1];
     out_channels_ = w[0];
-    if (groups_ < 1 || in_channels_ % groups_ != 0 || out_channels_ % groups_ != 0) {
+    if (groups_ < 1) {  // an attribute out of range, whatever the shapes
+      return ctx.Error(ErrorCode::kMalformedModel,
+                       "attribute 'group' = " + std::to_string(groups_) + " must be >= 1");
+    }
+    if (in_channels_ % groups_ != 0 || out_channels_ % groups_ != 0) {
       return ctx.Error(ErrorCode::kShapeMismatch,
                        "attribute 'group' = " + std::to_string(groups_) +
                            " must be >= 1 and divide the input channels (" +

@@ -541,7 +541,20 @@ class PadKernel final : public Kernel {
                        const std::vector<int64_t>& after) {
     const int64_t rank = static_cast<int64_t>(in.size());
     Shape out(rank);
+    // No dim exceeds 2^32 (SessionLimits' ceiling), so pads beyond +-2^32 cannot give a valid
+    // output; rejecting them first keeps the sum below and SourceIndex's c - before in range.
+    constexpr int64_t kMaxPad = int64_t{1} << 32;
     for (int64_t d = 0; d < rank; ++d) {
+      if (std::max(before[d], after[d]) > kMaxPad) {
+        return ctx.Error(ErrorCode::kOutOfMemory,
+                         "pads of dim " + std::to_string(d) + " (" + std::to_string(before[d]) +
+                             ", " + std::to_string(after[d]) + ") make the output too large");
+      }
+      if (std::min(before[d], after[d]) < -kMaxPad) {
+        return ctx.Error(ErrorCode::kShapeMismatch, "pads crop dim " + std::to_string(d) +
+                                                        " of size " + std::to_string(in[d]) +
+                                                        " below zero");
+      }
       out[d] = in[d] + before[d] + after[d];
       if (out[d] < 0) {
         return ctx.Error(ErrorCode::kShapeMismatch, "pads crop dim " + std::to_string(d) +

@@ -18,6 +18,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterMiscKernels(r);
   RegisterResizeKernels(r);
   RegisterLayerNormKernels(r);
+  RegisterOpArities(r);
 }
 
 }  // namespace webnx

@@ -451,7 +451,7 @@ class ResizeKernel : public Kernel {
         a.resized_length = static_cast<double>(a.out);
       }
     } else {
-      KeepAspectRatio(sizes);
+      WEBNX_RETURN_IF_ERROR(KeepAspectRatio(ctx, sizes));
     }
     for (const AxisResize& a : axes_) {
       if (a.in == 0 && a.out != 0) {
@@ -465,7 +465,7 @@ class ResizeKernel : public Kernel {
 
   // One scale for every listed axis: the smallest (not_larger) or largest (not_smaller) of
   // sizes / in; each output length is then scale * in rounded half up.
-  void KeepAspectRatio(const std::vector<int64_t>& sizes) {
+  Status KeepAspectRatio(PlanContext& ctx, const std::vector<int64_t>& sizes) {
     double scale = 0;
     for (size_t i = 0; i < axes_.size(); ++i) {
       const double s = static_cast<double>(sizes[i]) / static_cast<double>(axes_[i].in);
@@ -474,8 +474,14 @@ class ResizeKernel : public Kernel {
     for (AxisResize& a : axes_) {
       a.scale = scale;
       a.resized_length = scale * static_cast<double>(a.in);
+      // Checked before the cast, which is undefined past int64 (huge sizes, or inf from in = 0).
+      if (!(a.resized_length + 0.5 < 4e18)) {
+        return ctx.Error(ErrorCode::kShapeMismatch,
+                         "'sizes' make axis " + std::to_string(a.axis) + " too large");
+      }
       a.out = static_cast<int64_t>(a.resized_length + 0.5);
     }
+    return Status::Ok();
   }
 
   Status ReadScalesOrSizes(PlanContext& ctx, size_t count, std::vector<double>* scales,

@@ -12,6 +12,8 @@
 
 #include "core/op_registry.h"
 #include "core/session.h"
+#include "wasm/heap_stats.h"
+#include "wasm/limits_js.h"
 
 using emscripten::val;
 
@@ -47,11 +49,36 @@ val ValueInfosToJs(const std::vector<ValueInfo>& infos) {
 
 class WasmSession {
  public:
+  // Threads each run may use (the threaded build; 1 otherwise). Applies to the next load.
+  void setNumThreads(int threads) { num_threads_ = threads; }
+  // options.limits for the next load (InvalidArgument on an unknown key or a bad value).
+  int setLimits(val limits) { return Record(LimitsFromJs(limits, &limits_)); }
+  static int maxThreads() { return ThreadPool::MaxThreads(); }
+
   int load(const std::string& bytes, int max_cached_plans) {
     SessionOptions options;
+    options.num_threads = num_threads_;
+    options.limits = limits_;
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
     return Record(Session::CreateFromOnnx(reinterpret_cast<const uint8_t*>(bytes.data()),
                                           bytes.size(), options, &session_));
+  }
+
+  // Side files a JSON document names (webnx-graph "file", ONNX external data); each is added
+  // before loadJson, which consumes them.
+  void addExternalFile(const std::string& name, std::string bytes) {
+    files_[name] = std::move(bytes);
+  }
+
+  // A JSON graph document (webnx-graph or ONNX-JSON), as UTF-8 text or bytes.
+  int loadJson(const std::string& text, int max_cached_plans) {
+    SessionOptions options;
+    options.num_threads = num_threads_;
+    options.limits = limits_;
+    if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
+    Status s = Session::CreateFromJson(text.data(), text.size(), files_, options, &session_);
+    files_.clear();
+    return Record(std::move(s));
   }
 
   val inputs() const { return session_ ? ValueInfosToJs(session_->inputs()) : val::array(); }
@@ -146,6 +173,9 @@ class WasmSession {
   }
 
   std::unique_ptr<Session> session_;
+  int num_threads_ = 1;
+  SessionLimits limits_;
+  std::map<std::string, std::string> files_;
   std::map<std::string, Staged> staged_;
   std::vector<const Tensor*> outputs_;
   std::vector<StepTiming> profile_;
@@ -163,6 +193,11 @@ EMSCRIPTEN_BINDINGS(webnx) {
   emscripten::class_<WasmSession>("WasmSession")
       .constructor<>()
       .function("load", &WasmSession::load)
+      .function("addExternalFile", &WasmSession::addExternalFile)
+      .function("loadJson", &WasmSession::loadJson)
+      .function("setNumThreads", &WasmSession::setNumThreads)
+      .function("setLimits", &WasmSession::setLimits)
+      .class_function("maxThreads", &WasmSession::maxThreads)
       .function("inputs", &WasmSession::inputs)
       .function("outputs", &WasmSession::outputs)
       .function("allocInput", &WasmSession::allocInput)
@@ -178,6 +213,7 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("errorMessage", &WasmSession::errorMessage)
       .function("release", &WasmSession::release);
   emscripten::function("supportedOps", &SupportedOps);
+  emscripten::function("heapStats", &HeapStats);
 }
 
 }  // namespace webnx

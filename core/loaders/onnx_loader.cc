@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/graph_limits.h"
 #include "core/loaders/float16.h"
 #include "onnx/onnx.pb.h"
 
@@ -136,7 +137,55 @@ Status ReadValueInfo(const onnx::ValueInfoProto& proto, ValueInfo* info) {
   return Status::Ok();
 }
 
-Status ReadAttribute(const onnx::AttributeProto& proto, const std::string& where, Attribute* a) {
+// What loading one model accumulates against its limits.
+struct LoadBudget {
+  const SessionLimits& limits;
+  int64_t initializer_bytes = 0;
+};
+
+// A tensor's declared shape within the limits, and its bytes within the running total, before
+// it is converted (float16 counts widened to float32). Unsupported dtypes and data that does
+// not match the shape are left to TensorFromProto, which names them more precisely.
+Status CheckTensorProto(const onnx::TensorProto& proto, const std::string& what,
+                        LoadBudget* budget) {
+  const int32_t dt = proto.data_type();
+  if (!IsSupportedDType(dt) && dt != kOnnxFloat16) return Status::Ok();
+  const Shape shape(proto.dims().begin(), proto.dims().end());
+  int64_t numel = 0;
+  if (!ShapeNumel(shape, &numel)) return Status::Ok();
+  const int64_t stored_elem = dt == kOnnxFloat16 ? 2 : DTypeSize(static_cast<DType>(dt));
+  const int64_t stored = proto.has_raw_data()
+                             ? static_cast<int64_t>(proto.raw_data().size()) / stored_elem
+                             : StoredValueCount(proto);
+  if (stored != numel) return Status::Ok();
+  const size_t elem = dt == kOnnxFloat16 ? 4 : DTypeSize(static_cast<DType>(dt));
+  WEBNX_RETURN_IF_ERROR(CheckShapeLimits(shape, elem, budget->limits, what));
+  return AddInitializerBytes(numel * static_cast<int64_t>(elem), budget->limits, what,
+                             &budget->initializer_bytes);
+}
+
+// Subgraphs (If/Loop/Scan bodies) are not run, but their nesting is bounded: each level is
+// recursion for anything that walks them.
+Status CheckSubgraphNesting(const onnx::GraphProto& g, int64_t depth, const SessionLimits& limits) {
+  for (const auto& node : g.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (!attr.has_g() && attr.graphs_size() == 0) continue;
+      if (depth + 1 > limits.max_subgraph_depth) {
+        return LimitError(
+            ErrorCode::kMalformedModel,
+            "node '" + node.name() + "' (" + node.op_type() + ") nests subgraphs at depth",
+            depth + 1, "", limits.max_subgraph_depth, "maxSubgraphDepth");
+      }
+      if (attr.has_g()) WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(attr.g(), depth + 1, limits));
+      for (const auto& sub : attr.graphs())
+        WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(sub, depth + 1, limits));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadAttribute(const onnx::AttributeProto& proto, const std::string& where,
+                     LoadBudget* budget, Attribute* a) {
   using AP = onnx::AttributeProto;
   int type = proto.type();
   if (type == AP::UNDEFINED) {  // very old models leave the type out: infer it from the field set
@@ -170,9 +219,12 @@ Status ReadAttribute(const onnx::AttributeProto& proto, const std::string& where
       a->type = Attribute::Type::kString;
       a->s = proto.s();
       break;
-    case AP::TENSOR:
+    case AP::TENSOR: {
       a->type = Attribute::Type::kTensor;
-      return TensorFromProto(proto.t(), "attribute '" + proto.name() + "' of " + where, &a->t);
+      const std::string what = "attribute '" + proto.name() + "' of " + where;
+      WEBNX_RETURN_IF_ERROR(CheckTensorProto(proto.t(), what, budget));
+      return TensorFromProto(proto.t(), what, &a->t);
+    }
     case AP::FLOATS:
       a->type = Attribute::Type::kFloats;
       a->floats.assign(proto.floats().begin(), proto.floats().end());
@@ -230,6 +282,10 @@ Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, 
 }
 
 Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
+  return LoadOnnxModel(data, size, SessionLimits(), graph);
+}
+
+Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limits, Graph* graph) {
   if (size == 0) return Malformed("the model is empty (0 bytes)");
   if (size > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return Malformed("the model is larger than 2 GiB, which protobuf cannot parse");
@@ -265,11 +321,19 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
   for (const auto& kv : model.metadata_props()) graph->metadata[kv.key()] = kv.value();
 
   const onnx::GraphProto& g = model.graph();
+  if (g.node_size() > limits.max_nodes) {
+    return LimitError(ErrorCode::kMalformedModel, "the model has", g.node_size(), " nodes",
+                      limits.max_nodes, "maxNodes");
+  }
+  WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(g, 0, limits));
+  LoadBudget budget{limits};
   graph->initializers.clear();
   for (const auto& init : g.initializer()) {
     if (init.name().empty()) return Malformed("an initializer has no name");
+    const std::string what = "initializer '" + init.name() + "'";
+    WEBNX_RETURN_IF_ERROR(CheckTensorProto(init, what, &budget));
     Tensor t;
-    WEBNX_RETURN_IF_ERROR(TensorFromProto(init, "initializer '" + init.name() + "'", &t));
+    WEBNX_RETURN_IF_ERROR(TensorFromProto(init, what, &t));
     if (!graph->initializers.emplace(init.name(), std::move(t)).second) {
       return Malformed("initializer '" + init.name() + "' is defined twice");
     }
@@ -303,7 +367,7 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
     node.outputs.assign(np.output().begin(), np.output().end());
     for (const auto& ap : np.attribute()) {
       Attribute a;
-      WEBNX_RETURN_IF_ERROR(ReadAttribute(ap, node.Describe(), &a));
+      WEBNX_RETURN_IF_ERROR(ReadAttribute(ap, node.Describe(), &budget, &a));
       if (!node.attrs.emplace(ap.name(), std::move(a)).second) {
         return Malformed(node.Describe() + " has attribute '" + ap.name() + "' twice");
       }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/graph.h"
+#include "core/limits.h"
 
 namespace onnx {
 class TensorProto;
@@ -20,6 +21,9 @@ constexpr int64_t kMinDefaultOpset = 7;
 constexpr int64_t kMaxDefaultOpset = 25;
 
 Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph);
+// The same under `limits`: node count, subgraph nesting and every tensor's shape and the
+// running total of initializer bytes are checked before anything that size is allocated.
+Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limits, Graph* graph);
 
 // Converts a TensorProto (raw_data or typed fields; float16 widened to float32). `what` names
 // the tensor in error messages.

@@ -229,7 +229,8 @@ TEST(Conv, Errors) {
   // Group that does not divide the channels, or that mismatches W.
   EXPECT_EQ(code({{x}, {w}}, {{"group", IntAttr(3)}}), ErrorCode::kShapeMismatch);
   EXPECT_EQ(code({{x}, {w}}, {{"group", IntAttr(2)}}), ErrorCode::kShapeMismatch);
-  EXPECT_EQ(code({{x}, {w}}, {{"group", IntAttr(0)}}), ErrorCode::kShapeMismatch);
+  // A group below 1 is an attribute out of range, whatever the shapes.
+  EXPECT_EQ(code({{x}, {w}}, {{"group", IntAttr(0)}}), ErrorCode::kMalformedModel);
   // Ranks.
   EXPECT_EQ(code({{RandomFloat({4, 5}, 1)}, {RandomFloat({6, 4}, 2)}}, {}),
             ErrorCode::kShapeMismatch);

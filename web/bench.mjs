@@ -1,0 +1,140 @@
+// webnx beside onnxruntime-web on the zoo models, in one page, same input, alternating runs.
+// URL parameters: ?models=a,b&runs=10&warmup=2&autorun=1
+import { InferenceSession, Tensor } from '../js/index.mjs';
+import { seededFloats } from './lab-input.mjs';
+
+const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
+  'efficientnet_b0', 'shufflenet_v2_x1_0'];
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+if (params.get('runs')) $('runs').value = params.get('runs');
+if (params.get('warmup')) $('warmup').value = params.get('warmup');
+
+const ORT_DIR = new URL('../node_modules/onnxruntime-web/dist/', location.href).href;
+let ort;
+try {
+  ort = await import(`${ORT_DIR}ort.wasm.min.mjs`);
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = ORT_DIR;
+} catch (e) {
+  $('status').textContent = `onnxruntime-web not found at ${ORT_DIR} (npm install): ${e.message}`;
+}
+$('env').textContent = `${navigator.userAgent.match(/(Chrom(e|ium)|Firefox|Safari)\/[\d.]+/)?.[0] ?? 'browser'}` +
+  ` · cross-origin isolated: ${crossOriginIsolated} · ${navigator.hardwareConcurrency} logical cores`;
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (pos - lo);
+};
+const ms = (x) => `${x.toFixed(2)} ms`;
+
+function relativeMaxError(actual, expected) {
+  let diff = 0;
+  let ref = 0;
+  for (let i = 0; i < expected.length; i++) {
+    diff = Math.max(diff, Math.abs(actual[i] - expected[i]));
+    ref = Math.max(ref, Math.abs(expected[i]));
+  }
+  return ref === 0 ? diff : diff / ref;
+}
+
+async function availableModels() {
+  const wanted = params.get('models')?.split(',') ?? ZOO;
+  const listed = await fetch('../models/index.json').then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (!listed) return wanted;
+  const names = new Set(listed.map((m) => m.name));
+  return wanted.filter((m) => names.has(`${m}.onnx`));
+}
+
+// Both runtimes behind one face: load(bytes), run() → Float32Array.
+function webnx() {
+  let s;
+  let feeds;
+  return {
+    async load(bytes, data, dims) {
+      s = await InferenceSession.create(bytes);
+      feeds = { [s.inputNames[0]]: new Tensor('float32', data, dims) };
+    },
+    async run() { return (await s.run(feeds))[s.outputNames[0]].data; },
+    release: () => s.release(),
+  };
+}
+function ortWeb() {
+  let s;
+  let feeds;
+  return {
+    async load(bytes, data, dims) {
+      s = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+      feeds = { [s.inputNames[0]]: new ort.Tensor('float32', data, dims) };
+    },
+    async run() { return (await s.run(feeds))[s.outputNames[0]].data; },
+    release: () => s.release(),
+  };
+}
+
+async function benchModel(name, runs, warmup) {
+  const row = document.createElement('tr');
+  row.dataset.model = name;
+  row.innerHTML = `<td>${name}</td><td colspan="7" class="muted">loading…</td>`;
+  $('results').tBodies[0].append(row);
+  const bytes = new Uint8Array(await (await fetch(`../models/${name}.onnx`)).arrayBuffer());
+  const dims = [1, 3, 224, 224];
+  const data = seededFloats(3 * 224 * 224, 1235);
+  const runtimes = { webnx: webnx(), ort: ortWeb() };
+  const stats = {};
+  for (const [key, rt] of Object.entries(runtimes)) {
+    const t = performance.now();
+    await rt.load(bytes.slice(), data, dims);
+    stats[key] = { load: performance.now() - t, out: await rt.run(), times: [] };
+  }
+  const err = relativeMaxError(stats.webnx.out, stats.ort.out);
+  row.cells[1].textContent = 'running…';
+  for (let i = 0; i < warmup; i++) for (const rt of Object.values(runtimes)) await rt.run();
+  for (let i = 0; i < runs; i++) {
+    for (const [key, rt] of Object.entries(runtimes)) {
+      const t = performance.now();
+      await rt.run();
+      stats[key].times.push(performance.now() - t);
+    }
+    await new Promise((r) => setTimeout(r, 0)); // let the page paint
+  }
+  for (const rt of Object.values(runtimes)) await rt.release();
+  const w = quantile(stats.webnx.times, 0.5);
+  const o = quantile(stats.ort.times, 0.5);
+  const ratio = w / o;
+  row.innerHTML = '';
+  const cells = [name, ms(w), ms(quantile(stats.webnx.times, 0.9)), ms(o), ms(quantile(stats.ort.times, 0.9)),
+    ratio.toFixed(3), `${stats.webnx.load.toFixed(0)} / ${stats.ort.load.toFixed(0)} ms`, err.toExponential(1)];
+  for (const text of cells) row.append(Object.assign(document.createElement('td'), { textContent: text }));
+  row.cells[5].className = `ratio ${ratio < 1 ? 'faster' : 'slower'}`;
+  if (!(err <= 1e-4)) row.cells[7].className = 'bad';
+  Object.assign(row.dataset, { webnxMs: w.toFixed(3), ortMs: o.toFixed(3), ratio: ratio.toFixed(4), maxDiff: String(err) });
+}
+
+async function start() {
+  $('start').disabled = true;
+  $('results').tBodies[0].replaceChildren();
+  document.body.dataset.state = 'running';
+  const runs = Number($('runs').value);
+  const warmup = Number($('warmup').value);
+  try {
+    if (!ort) throw new Error('onnxruntime-web is not loaded');
+    for (const name of await availableModels()) {
+      $('status').textContent = `${name}…`;
+      await benchModel(name, runs, warmup);
+    }
+    $('status').textContent = `done: ${runs} timed runs per runtime after ${warmup} warm-ups`;
+    document.body.dataset.state = 'done';
+  } catch (e) {
+    $('status').textContent = `failed: ${e.message}`;
+    document.body.dataset.state = 'error';
+  } finally {
+    $('start').disabled = false;
+  }
+}
+
+$('start').addEventListener('click', start);
+document.body.dataset.state = 'ready';
+if (params.get('autorun')) start();
