@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/broadcast.h"
+#include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
@@ -53,27 +54,6 @@ Status PlanBroadcast(const PlanContext& ctx, int count, Shape* out) {
                      "output shape " + ShapeToString(*out) + " is too large");
   }
   return Status::Ok();
-}
-
-// Calls fn(T{}) with T the C++ type of `dtype`.
-template <typename Fn>
-void DispatchDType(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kFloat32:
-      fn(float{});
-      break;
-    case DType::kInt32:
-      fn(int32_t{});
-      break;
-    case DType::kInt64:
-      fn(int64_t{});
-      break;
-    case DType::kBool:
-      fn(bool{});
-      break;
-    case DType::kUndefined:
-      break;
-  }
 }
 
 // out[i] = fn(a[ia], b[ib]) over a two-operand walk; the step pattern is fixed per plan, so each

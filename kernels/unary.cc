@@ -11,32 +11,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
 #include "kernels/simd/activation.h"
 
 namespace webnx {
 namespace {
-
-// Calls fn(T{}) with T the C++ type of `dtype`.
-template <typename Fn>
-void DispatchDType(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kFloat32:
-      fn(float{});
-      break;
-    case DType::kInt32:
-      fn(int32_t{});
-      break;
-    case DType::kInt64:
-      fn(int64_t{});
-      break;
-    case DType::kBool:
-      fn(bool{});
-      break;
-    case DType::kUndefined:
-      break;
-  }
-}
 
 // Each op is a functor: ReadAttrs (reads and checks attributes), kIntegersSince (first
 // since-version taking int32/int64, 0 when never) and operator() on float and, if it takes
