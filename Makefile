@@ -57,6 +57,7 @@ wasm-mt: setup
 models: setup
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS)
 	$(PYTHON) scripts/gen_test_models.py --out $(MODELS)/testdata
+	$(PYTHON) scripts/gen_shape_models.py --out $(MODELS)/shapes
 
 demo: wasm wasm-mt
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
