@@ -73,6 +73,14 @@ Status OpRegistry::CheckArity(const Node& node, int since_version) const {
                                                   " outputs; " + op_version + " produces " +
                                                   range(a.min_outputs, a.max_outputs));
   }
+  // Kernels write their required outputs unconditionally: those must be named. (Required
+  // inputs may be "": Resize-11 takes "" for the scales it does not use.)
+  for (int i = 0; i < a.min_outputs; ++i) {
+    if (node.outputs[i].empty()) {
+      return Status(ErrorCode::kMalformedModel, node.Describe() + " leaves its required output " +
+                                                    std::to_string(i) + " unnamed");
+    }
+  }
   return Status::Ok();
 }
 

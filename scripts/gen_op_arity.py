@@ -49,7 +49,7 @@ for op in ["ReduceMax", "ReduceMin"]:
 def registered_ops():
     names = set()
     for path in sorted((ROOT / "kernels").glob("*.cc")):
-        names.update(re.findall(r'"([A-Z][A-Za-z]*)"', path.read_text()))
+        names.update(re.findall(r'"([A-Z][A-Za-z0-9]*)"', path.read_text()))
     return sorted(n for n in names if onnx.defs.has(n) or any(k[0] == n for k in LATER))
 
 

@@ -1,5 +1,6 @@
 #include "core/loaders/json_depth.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ Status CheckJsonDepth(const char* text, size_t size, int max_depth) {
     if (c == '"') {
       size_t j = i + 1;
       while (j < size && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(j, size);  // a trailing backslash in an unterminated string skips past it
       if (j - i - 1 <= 200) last_string.assign(text + i + 1, j - i - 1);
       i = j;
     } else if (c == '[' || c == '{') {
