@@ -29,7 +29,7 @@ async function digits() {
   const dir = path.join(here, 'digits');
   const heldout = JSON.parse(await readFile(path.join(dir, 'heldout.json'), 'utf8'));
   const t0 = performance.now();
-  const session = await InferenceSession.create(path.join(dir, 'digits_mobilenet.onnx'));
+  const session = await InferenceSession.create(path.join(dir, 'digits_mobilenet.onnx'), { numThreads: 1 });
   const loadMs = performance.now() - t0;
   const input = session.inputNames[0];
   const output = session.outputNames[0];
@@ -59,7 +59,7 @@ async function mobilenet() {
   const dims = [1, 3, 224, 224];
   const data = seededFloats(3 * 224 * 224, 1235);
   const t0 = performance.now();
-  const session = await InferenceSession.create(file);
+  const session = await InferenceSession.create(file, { numThreads: 1 });
   const loadMs = performance.now() - t0;
   const feeds = { [session.inputNames[0]]: new Tensor('float32', data, dims) };
   const first = performance.now();
