@@ -15,6 +15,19 @@ async function readModel(source, onProgress) {
   return jsonModel(bytes, typeof source === 'string' || source instanceof URL ? source : null);
 }
 
+// type, dims and data are public fields of a Tensor: one changed after it was made must not
+// write past the heap buffer allocInput sizes from its dims.
+function checkFeed(name, tensor) {
+  const dtype = DTYPES[tensor.type];
+  const dims = tensor.dims;
+  const dimsOk = Array.isArray(dims) && dims.every((d) => Number.isSafeInteger(d) && d >= 0);
+  const count = dimsOk ? dims.reduce((n, d) => n * d, 1) : NaN;
+  if (!dtype || !(tensor.data instanceof dtype.array) || tensor.data.length !== count) {
+    throw new WebnxError('InvalidInput', `feed '${name}' does not match its type '${tensor.type}' ` +
+      `and dims [${dims}] (was the Tensor changed after it was made?)`);
+  }
+}
+
 function dimsOf(info) {
   return info.dims === null ? null : info.dims;
 }
@@ -92,6 +105,7 @@ export class InferenceSession {
       if (!(tensor instanceof Tensor)) {
         throw new WebnxError('InvalidInput', `feed '${name}' is not a Tensor`);
       }
+      checkFeed(name, tensor);
       const ptr = this.#wasm.allocInput(name, DTYPES[tensor.type].code, tensor.dims);
       if (!ptr) throw lastWasmError(this.#wasm);
       const src = tensor.data;

@@ -92,8 +92,18 @@ class WasmSession {
     }
     Shape shape;
     const unsigned rank = js_dims["length"].as<unsigned>();
-    for (unsigned i = 0; i < rank; ++i)
-      shape.push_back(static_cast<int64_t>(js_dims[i].as<double>()));
+    for (unsigned i = 0; i < rank; ++i) {
+      const val v = js_dims[i];
+      const double d = v.isNumber() ? v.as<double>() : -1;
+      // Checked before the cast, which is undefined for NaN and beyond int64.
+      if (!(d >= 0 && d <= 9007199254740992.0) ||
+          d != static_cast<double>(static_cast<int64_t>(d))) {
+        Record(Status(ErrorCode::kInvalidInput,
+                      "input '" + name + "' has a dimension that is not a non-negative integer"));
+        return 0;
+      }
+      shape.push_back(static_cast<int64_t>(d));
+    }
     Staged& st = staged_[name];
     Status s = Tensor::Allocate(static_cast<DType>(dtype_code), shape, &st.tensor);
     if (!s.ok()) {

@@ -44,3 +44,24 @@ test('after the hostile corpus the module still runs the digits model correctly'
     await session.release();
   }
 });
+
+test('a Tensor changed after it was made is InvalidInput, never a write past its buffer', async () => {
+  const session = await InferenceSession.create(path.join(repoRoot, 'examples/digits/digits_mobilenet.onnx'));
+  const name = session.inputNames[0];
+  const make = () => new Tensor('float32', new Float32Array(64 * 4), [4, 1, 8, 8]);
+  const changes = [
+    (t) => { t.dims = [1, 1, 8, 8]; },  // dims smaller than the data
+    (t) => { t.dims = [NaN, 1, 8, 8]; },
+    (t) => { t.dims = [-4, 1, 8, 8]; },
+    (t) => { t.type = 'int64'; },  // 8-byte elements over 4-byte data
+    (t) => { t.data = [1, 2, 3]; },
+  ];
+  for (const change of changes) {
+    const t = make();
+    change(t);
+    await assert.rejects(session.run({ [name]: t }), (e) => e.code === 'InvalidInput');
+  }
+  const out = await session.run({ [name]: make() });
+  assert.deepEqual(out[session.outputNames[0]].dims, [4, 10]);
+  await session.release();
+});

@@ -8,7 +8,9 @@
 
 #include "core/graph_limits.h"
 #include "core/limits.h"
+#include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
+#include "core/op_registry.h"
 #include "tests/unit/model_builder.h"
 
 namespace webnx::testing {
@@ -264,6 +266,36 @@ TEST(Arity, WrongInputOrOutputCountsFailAtLoad) {
   EXPECT_TRUE(CreateSession(clip.Bytes(), &session).ok());
 }
 
+// Found by fuzz_mutate: a ReduceL2 node without outputs reached its kernel, which wrote output 0.
+TEST(Arity, MissingOrUnnamedRequiredOutputsFailAtLoad) {
+  for (const std::vector<std::string>& outputs : std::vector<std::vector<std::string>>{{}, {""}}) {
+    ModelBuilder b(12);
+    b.Input("x", kOnnxFloat, {2, 2});
+    b.Node("ReduceL2", {"x"}, outputs, "reduce");
+    b.Node("Relu", {"x"}, {"y"});
+    b.Output("y", kOnnxFloat, {2, 2});
+    std::unique_ptr<Session> session;
+    EXPECT_EQ(CreateSession(b.Bytes(), &session).code(), ErrorCode::kMalformedModel);
+  }
+}
+
+// Every registered op version has its counts in the generated table (scripts/gen_op_arity.py):
+// a node with no outputs fails for each of them.
+TEST(Arity, EveryRegisteredOpVersionHasOne) {
+  const OpRegistry& registry = OpRegistry::Default();
+  for (const std::string& name : registry.OpNames()) {
+    const size_t colon = name.find(':');
+    Node node;
+    node.domain = colon == std::string::npos ? "" : name.substr(0, colon);
+    node.op_type = colon == std::string::npos ? name : name.substr(colon + 1);
+    node.name = "n";
+    for (int version : registry.Versions(node.domain, node.op_type)) {
+      EXPECT_EQ(registry.CheckArity(node, version).code(), ErrorCode::kMalformedModel)
+          << name << "-" << version << " has no arity: rerun scripts/gen_op_arity.py";
+    }
+  }
+}
+
 // Found by fuzz_onnx: pads fed at run time near INT64_MAX overflowed Pad's output arithmetic.
 TEST(HostileValues, PadWithHugePads) {
   for (int64_t pad : {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
@@ -295,6 +327,17 @@ TEST(HostileValues, ResizeKeepAspectRatioWithHugeSizes) {
   std::unique_ptr<Session> session;
   ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
   EXPECT_ERROR(RunOnce(session.get(), {1, 1, 2, 2}), ErrorCode::kShapeMismatch, "too large");
+}
+
+// Found by fuzz_json: an unterminated string ending in a backslash made the depth pre-check
+// read one byte past the document.
+TEST(HostileValues, JsonUnterminatedStringEndingInABackslash) {
+  for (const std::string text : {"\"s\\", "{\"a\": [\"x\\", "[\"\\"}) {
+    const std::vector<char> exact(text.begin(), text.end());  // no terminator after it
+    Graph g;
+    EXPECT_EQ(LoadJsonModel(exact.data(), exact.size(), &g).code(), ErrorCode::kMalformedModel)
+        << text;
+  }
 }
 
 }  // namespace
