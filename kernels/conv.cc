@@ -176,7 +176,12 @@ class ConvKernel : public Kernel {
       dw_scratch_ = Tensor();
       dw_scratch_floats_ = static_cast<int64_t>(scratch);
       if (scratch == 0) return Status::Ok();
-      return Tensor::Allocate(DType::kFloat32, {dw_scratch_floats_ * ctx.threads()}, &dw_scratch_);
+      WEBNX_RETURN_IF_ERROR(
+          Tensor::Allocate(DType::kFloat32, {dw_scratch_floats_ * ctx.threads()}, &dw_scratch_));
+      for (int slot = 0; slot < ctx.threads(); ++slot)
+        simd::DepthwiseInitScratch(depthwise_,
+                                   dw_scratch_.ptr<float>() + slot * dw_scratch_floats_);
+      return Status::Ok();
     }
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);

@@ -19,8 +19,13 @@ struct DepthwiseShape {
 // takes the scalar path).
 size_t DepthwiseScratchFloats(const DepthwiseShape& s);
 
+// Zeroes the padding of a scratch for this shape. DepthwisePlane writes only the interior, so
+// one scratch serves every plane of the same shape after this one call.
+void DepthwiseInitScratch(const DepthwiseShape& s, float* scratch);
+
 // out[oy][ox] = clamp(bias + sum w[ky][kx] * in[oy*sh - pt + ky*dh][ox*sw - pl + kx*dw]),
-// taps outside the input read as zero. `scratch` holds DepthwiseScratchFloats(s) floats.
+// taps outside the input read as zero. `scratch` holds DepthwiseScratchFloats(s) floats,
+// initialised by DepthwiseInitScratch for this shape.
 void DepthwisePlane(const DepthwiseShape& s, const float* in, const float* w, float bias,
                     float* out, float lo, float hi, float* scratch);
 

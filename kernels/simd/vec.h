@@ -58,6 +58,10 @@ inline f32x4 Clamp(f32x4 v, f32x4 lo, f32x4 hi) {
 inline f32x4 Evens(f32x4 a, f32x4 b) {
   return wasm_i32x4_shuffle(a, b, 0, 2, 4, 6);
 }
+// Lanes 1, 3 of a and 1, 3 of b: the odd elements of 8 consecutive floats.
+inline f32x4 Odds(f32x4 a, f32x4 b) {
+  return wasm_i32x4_shuffle(a, b, 1, 3, 5, 7);
+}
 inline float HorizontalSum(f32x4 v) {
   return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
          wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);

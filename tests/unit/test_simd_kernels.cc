@@ -90,31 +90,41 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
     for (int stride : {1, 2, 3})
       for (int dilation : {1, 2})
         for (int pad : {0, 1, 2})
-          for (int h : {1, 4, 7, 13})
-            for (int w : {1, 5, 8, 17, 30, 71}) {
-              DepthwiseShape s{};
-              s.in_h = h;
-              s.in_w = w;
-              s.kernel_h = s.kernel_w = kernel;
-              s.stride_h = s.stride_w = stride;
-              s.dilation_h = s.dilation_w = dilation;
-              s.pad_top = s.pad_left = pad;
-              const int span = dilation * (kernel - 1) + 1;
-              s.out_h = (h + 2 * pad - span) / stride + 1;
-              s.out_w = (w + 2 * pad - span) / stride + 1;
-              if (s.out_h <= 0 || s.out_w <= 0) continue;
-              auto in = Random(static_cast<size_t>(h) * w, seed++);
-              auto wt = Random(static_cast<size_t>(kernel) * kernel, seed++);
-              std::vector<float> got(static_cast<size_t>(s.out_h) * s.out_w), want(got.size());
-              const float lo = pad == 1 ? 0.f : -INFINITY, hi = pad == 1 ? 0.6f : INFINITY;
-              std::vector<float> scratch(DepthwiseScratchFloats(s), NAN);
-              DepthwisePlane(s, in.data(), wt.data(), 0.125f, got.data(), lo, hi, scratch.data());
-              DepthwisePlaneScalar(s, in.data(), wt.data(), 0.125f, want.data(), lo, hi);
-              ExpectClose(got, want, 1e-5f,
-                          "dw k=" + std::to_string(kernel) + " s=" + std::to_string(stride) +
-                              " h=" + std::to_string(h) + " w=" + std::to_string(w));
-              ++cases;
-            }
+          for (int left : {pad, 2 - pad})  // left pad may differ from the others
+            for (int h : {1, 4, 7, 13})
+              for (int w : {1, 5, 8, 17, 30, 71}) {
+                DepthwiseShape s{};
+                s.in_h = h;
+                s.in_w = w;
+                s.kernel_h = s.kernel_w = kernel;
+                s.stride_h = s.stride_w = stride;
+                s.dilation_h = s.dilation_w = dilation;
+                s.pad_top = pad;
+                s.pad_left = left;
+                const int span = dilation * (kernel - 1) + 1;
+                s.out_h = (h + 2 * pad - span) / stride + 1;
+                s.out_w = (w + left + pad - span) / stride + 1;
+                if (s.out_h <= 0 || s.out_w <= 0) continue;
+                auto in = Random(static_cast<size_t>(h) * w, seed++);
+                auto wt = Random(static_cast<size_t>(kernel) * kernel, seed++);
+                std::vector<float> got(static_cast<size_t>(s.out_h) * s.out_w), want(got.size());
+                const float lo = pad == 1 ? 0.f : -INFINITY, hi = pad == 1 ? 0.6f : INFINITY;
+                std::vector<float> scratch(DepthwiseScratchFloats(s), NAN);
+                DepthwiseInitScratch(s, scratch.data());
+                // Two planes through one scratch: the second must not see the first's values.
+                for (int plane = 0; plane < 2; ++plane) {
+                  if (plane == 1) in = Random(in.size(), seed++);
+                  DepthwisePlane(s, in.data(), wt.data(), 0.125f, got.data(), lo, hi,
+                                 scratch.data());
+                  DepthwisePlaneScalar(s, in.data(), wt.data(), 0.125f, want.data(), lo, hi);
+                  ExpectClose(got, want, 1e-5f,
+                              "dw k=" + std::to_string(kernel) + " s=" + std::to_string(stride) +
+                                  " pad=" + std::to_string(pad) + "/" + std::to_string(left) +
+                                  " h=" + std::to_string(h) + " w=" + std::to_string(w) +
+                                  " plane " + std::to_string(plane));
+                }
+                ++cases;
+              }
   EXPECT_GT(cases, 300);
 }
 
