@@ -236,17 +236,21 @@ class ConvKernel : public Kernel {
       const int cols = std::min(block, n - j0);
       const float* xg = x + (nb * in_channels_ + g * group_in_) * in_plane_;
       float* panels = rhs_panels_.ptr<float>() + slot * panel_floats_;
-      if (path_ == ConvPath::kPointwise) {
-        simd::PackRhs(xg + j0, k, cols, n, panels);
-      } else {
-        simd::Im2ColPanels(geometry_, xg, j0, cols, panels);
-      }
       simd::GemmEpilogue ep;
       ep.bias = bias ? bias + g * group_out_ + row0 : nullptr;
       ep.min = clamp_lo_;
       ep.max = clamp_hi_;
       const float* packed_w = packed_.ptr<float>() + g * per_group + row0 * k;
       float* yg = y + (nb * out_channels_ + g * group_out_ + row0) * out_plane_;
+      if (path_ == ConvPath::kPointwise && simd::GemmPrefersUnpackedRhs(rows, k)) {
+        simd::GemmUnpackedRhs(rows, cols, k, packed_w, xg + j0, n, yg + j0, n, ep, panels);
+        return;
+      }
+      if (path_ == ConvPath::kPointwise) {
+        simd::PackRhs(xg + j0, k, cols, n, panels);
+      } else {
+        simd::Im2ColPanels(geometry_, xg, j0, cols, panels);
+      }
       simd::GemmPacked(rows, cols, k, packed_w, panels, yg + j0, n, ep);
     });
   }

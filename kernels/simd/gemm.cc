@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "kernels/simd/vec.h"
 
@@ -12,46 +13,92 @@ inline float ClampScalar(float v, float lo, float hi) {
   return std::min(std::max(v, lo), hi);
 }
 
-// One Mr x Nr tile on packed operands: 8 accumulators, 2 B vectors and 1 splat live (V8
-// slows down past ~10 live vectors). Stores `rows` x `cols` of it (cols < 8 via a copy).
-inline void Tile4x8(int k, const float* pa, const float* pb, float* c, int ldc, int rows, int cols,
-                    const float* bias, f32x4 lo, f32x4 hi) {
-  f32x4 acc[4][2];
-  for (int r = 0; r < 4; ++r) {
-    f32x4 init = Splat(bias && r < rows ? bias[r] : 0.f);
-    acc[r][0] = init;
-    acc[r][1] = init;
+// One tile of kGemmMr rows and 4 * kVecs columns: at most 8 accumulators, 2 B vectors and 1
+// splat live (V8 slows down past ~10 live vectors). A is packed; B's rows are ldb floats
+// apart (kGemmNr when packed). Stores `rows` x `cols` of it. Written with constant indices
+// only: a dynamically indexed accumulator makes LLVM keep them all in memory.
+template <int kVecs, bool kClamp>
+inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
+                 int cols, const float* bias, f32x4 lo, f32x4 hi) {
+  f32x4 acc[kGemmMr][kVecs];
+  for (int r = 0; r < kGemmMr; ++r) {  // rows past `rows` come from A's zero padding, unstored
+    const f32x4 init = Splat(bias && r < rows ? bias[r] : 0.f);
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = init;
   }
-  for (int kk = 0; kk < k; ++kk) {
-    const f32x4 b0 = Load(pb);
-    const f32x4 b1 = Load(pb + 4);
-    pb += 8;
-    f32x4 a = LoadSplat(pa);
-    acc[0][0] = MulAdd(acc[0][0], a, b0);
-    acc[0][1] = MulAdd(acc[0][1], a, b1);
-    a = LoadSplat(pa + 1);
-    acc[1][0] = MulAdd(acc[1][0], a, b0);
-    acc[1][1] = MulAdd(acc[1][1], a, b1);
-    a = LoadSplat(pa + 2);
-    acc[2][0] = MulAdd(acc[2][0], a, b0);
-    acc[2][1] = MulAdd(acc[2][1], a, b1);
-    a = LoadSplat(pa + 3);
-    acc[3][0] = MulAdd(acc[3][0], a, b0);
-    acc[3][1] = MulAdd(acc[3][1], a, b1);
-    pa += 4;
-  }
-  if (cols == 8) {
-    for (int r = 0; r < rows; ++r) {
-      Store(c + r * ldc, Clamp(acc[r][0], lo, hi));
-      Store(c + r * ldc + 4, Clamp(acc[r][1], lo, hi));
+  for (const float* end = pb + static_cast<size_t>(k) * ldb; pb != end; pb += ldb, pa += 4) {
+    f32x4 b[kVecs];
+    for (int v = 0; v < kVecs; ++v) b[v] = Load(pb + 4 * v);
+    for (int r = 0; r < kGemmMr; ++r) {
+      const f32x4 a = LoadSplat(pa + r);
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = MulAdd(acc[r][v], a, b[v]);
     }
+  }
+  for (int r = 0; r < kGemmMr; ++r)
+    for (int v = 0; v < kVecs; ++v)
+      if (kClamp) acc[r][v] = Clamp(acc[r][v], lo, hi);
+  if (rows == kGemmMr && cols == 4 * kVecs) {
+    for (int r = 0; r < kGemmMr; ++r)
+      for (int v = 0; v < kVecs; ++v) Store(c + r * ldc + 4 * v, acc[r][v]);
     return;
   }
-  alignas(16) float tile[8];
-  for (int r = 0; r < rows; ++r) {
-    Store(tile, Clamp(acc[r][0], lo, hi));
-    Store(tile + 4, Clamp(acc[r][1], lo, hi));
-    std::memcpy(c + r * ldc, tile, sizeof(float) * cols);
+  alignas(16) float tile[kGemmMr][4 * kVecs];
+  for (int r = 0; r < kGemmMr; ++r)
+    for (int v = 0; v < kVecs; ++v) Store(tile[r] + 4 * v, acc[r][v]);
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < cols; ++j) c[r * ldc + j] = tile[r][j];
+}
+
+// Columns [j, j + cols) of a row panel of C: the full tile, or the half-width one when at most
+// 4 columns are left (7x7 planes leave 1 of 49).
+template <bool kClamp>
+inline void TileAt(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
+                   int cols, const float* bias, f32x4 lo, f32x4 hi) {
+  if (cols > 4) {
+    Tile<2, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, lo, hi);
+  } else {
+    Tile<1, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, lo, hi);
+  }
+}
+
+bool NeedsClamp(const GemmEpilogue& ep) {
+  return ep.min > -std::numeric_limits<float>::infinity() ||
+         ep.max < std::numeric_limits<float>::infinity();
+}
+
+template <bool kClamp>
+void GemmPackedImpl(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
+                    int ldc, const GemmEpilogue& ep) {
+  const f32x4 lo = Splat(ep.min);
+  const f32x4 hi = Splat(ep.max);
+  for (int i = 0; i < m; i += kGemmMr) {
+    const int rows = std::min(kGemmMr, m - i);
+    const float* pa = packed_a + static_cast<size_t>(i) * k;
+    const float* bias = ep.bias ? ep.bias + i : nullptr;
+    float* ci = c + static_cast<size_t>(i) * ldc;
+    for (int j = 0; j < n; j += kGemmNr) {
+      const float* pb = packed_b + static_cast<size_t>(j) * k;
+      TileAt<kClamp>(k, pa, pb, kGemmNr, ci + j, ldc, rows, std::min(kGemmNr, n - j), bias, lo, hi);
+    }
+  }
+}
+
+template <bool kClamp>
+void GemmUnpackedImpl(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c,
+                      int ldc, const GemmEpilogue& ep, float* tail_panel) {
+  const f32x4 lo = Splat(ep.min);
+  const f32x4 hi = Splat(ep.max);
+  const int full = n / kGemmNr * kGemmNr;
+  if (full < n) PackRhs(b + full, k, n - full, ldb, tail_panel);
+  for (int i = 0; i < m; i += kGemmMr) {
+    const int rows = std::min(kGemmMr, m - i);
+    const float* pa = packed_a + static_cast<size_t>(i) * k;
+    const float* bias = ep.bias ? ep.bias + i : nullptr;
+    float* ci = c + static_cast<size_t>(i) * ldc;
+    for (int j = 0; j < full; j += kGemmNr) {
+      Tile<2, kClamp>(k, pa, b + j, ldb, ci + j, ldc, rows, kGemmNr, bias, lo, hi);
+    }
+    if (full < n)
+      TileAt<kClamp>(k, pa, tail_panel, kGemmNr, ci + full, ldc, rows, n - full, bias, lo, hi);
   }
 }
 
@@ -99,18 +146,15 @@ int GemmColumnBlock(int k) {
 
 void GemmPacked(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
                 int ldc, const GemmEpilogue& ep) {
-  const f32x4 lo = Splat(ep.min);
-  const f32x4 hi = Splat(ep.max);
-  for (int i = 0; i < m; i += kGemmMr) {
-    const int rows = std::min(kGemmMr, m - i);
-    const float* pa = packed_a + static_cast<size_t>(i) * k;
-    const float* bias = ep.bias ? ep.bias + i : nullptr;
-    float* ci = c + static_cast<size_t>(i) * ldc;
-    for (int j = 0; j < n; j += kGemmNr) {
-      const float* pb = packed_b + static_cast<size_t>(j) * k;
-      Tile4x8(k, pa, pb, ci + j, ldc, rows, std::min(kGemmNr, n - j), bias, lo, hi);
-    }
-  }
+  if (NeedsClamp(ep)) return GemmPackedImpl<true>(m, n, k, packed_a, packed_b, c, ldc, ep);
+  GemmPackedImpl<false>(m, n, k, packed_a, packed_b, c, ldc, ep);
+}
+
+void GemmUnpackedRhs(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c,
+                     int ldc, const GemmEpilogue& ep, float* tail_panel) {
+  if (NeedsClamp(ep))
+    return GemmUnpackedImpl<true>(m, n, k, packed_a, b, ldb, c, ldc, ep, tail_panel);
+  GemmUnpackedImpl<false>(m, n, k, packed_a, b, ldb, c, ldc, ep, tail_panel);
 }
 
 void GemmTransposedRhs(int m, int n, int k, const float* x, int ldx, const float* w, int ldw,

@@ -32,6 +32,17 @@ void PackRhs(const float* b, int k, int n, int ldb, float* packed);
 void GemmPacked(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
                 int ldc, const GemmEpilogue& epilogue);
 
+// The same with B read in place (row-major, ldb floats per row) rather than packed, which
+// saves a pass over B. `tail_panel` holds k * kGemmNr floats for the last n % 8 columns.
+void GemmUnpackedRhs(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c,
+                     int ldc, const GemmEpilogue& epilogue, float* tail_panel);
+// Whether GemmUnpackedRhs beats packing B for an m x k left matrix. Measured in wasm on
+// MobileNetV2's 1x1 shapes: it does except when few rows of A share each strided load of a
+// long k (m=24, k=144: 28.6 vs 30.0 GFLOP/s).
+inline bool GemmPrefersUnpackedRhs(int m, int k) {
+  return k <= 64 || m >= 32;
+}
+
 // Columns per packed block of the right matrix such that the block stays in L2.
 int GemmColumnBlock(int k);
 

@@ -48,16 +48,20 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
         std::vector<float> packed_b(PackedRhsSize(k, n), NAN);
         PackRhs(b.data(), k, n, ldb, packed_b.data());
         std::vector<float> c(static_cast<size_t>(m) * ldc, 42.f), want = c;
+        std::vector<float> c_unpacked = c, tail_panel(static_cast<size_t>(k) * kGemmNr, NAN);
         GemmPacked(m, n, k, packed.data(), packed_b.data(), c.data(), ldc, ep);
+        GemmUnpackedRhs(m, n, k, packed.data(), b.data(), ldb, c_unpacked.data(), ldc, ep,
+                        tail_panel.data());
         for (int i = 0; i < m; ++i)
           for (int j = 0; j < n; ++j) {
             float acc = ep.bias ? ep.bias[i] : 0.f;
             for (int kk = 0; kk < k; ++kk) acc += a[i * lda + kk] * b[kk * ldb + j];
             want[i * ldc + j] = std::min(std::max(acc, ep.min), ep.max);
           }
-        ExpectClose(
-            c, want, 1e-5f,
-            "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
+        const std::string shape =
+            "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k);
+        ExpectClose(c, want, 1e-5f, shape);
+        ExpectClose(c_unpacked, want, 1e-5f, "unpacked B " + shape);
       }
 }
 
