@@ -104,6 +104,13 @@ class Kernel {
   virtual bool IsClamp(float* lo, float* hi) const { return false; }
   // Asks the kernel to clamp output 0 to [lo, hi] in its epilogue; true when it will.
   virtual bool FuseClamp(float lo, float hi) { return false; }
+  // True for an elementwise float32 sum of inputs 0 and 1 (no broadcasting needed), which the
+  // planner may fold into the epilogue of the kernel producing one of them: a residual add.
+  virtual bool IsSum() const { return false; }
+  // Asks the kernel to add a float32 tensor shaped like output 0 into it, before any clamp it
+  // fuses later. Returns the input index at which the planner must pass that tensor, or -1
+  // when the kernel cannot (it then runs unchanged).
+  virtual int FuseAddend() { return -1; }
 };
 
 }  // namespace webnx

@@ -111,6 +111,45 @@ bool Plan::TryFuseClamp(const Node& node, const Kernel& kernel,
   return plan->steps_[producer->second].kernel->FuseClamp(lo, hi);
 }
 
+int Plan::TryFuseSum(const Node& node, const Kernel& kernel,
+                     const std::vector<PlannedValue>& outputs,
+                     const std::vector<const PlannedValue*>& inputs,
+                     const std::unordered_map<std::string, int>& readers,
+                     const std::unordered_map<std::string, int>& first_output_of_step, Plan* plan,
+                     int* addend_input) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1 || !kernel.IsSum()) return -1;
+  if (!inputs[0] || !inputs[1] || inputs[0]->shape != inputs[1]->shape ||
+      inputs[0]->shape != outputs[0].shape) {
+    return -1;
+  }
+  // The step to fuse into is the later producer of the two: the other input must exist by
+  // the time it runs, and its output must have no reader but this sum.
+  int best = -1, addend = -1;
+  for (int i = 0; i < 2; ++i) {
+    auto producer = first_output_of_step.find(node.inputs[i]);
+    auto count = readers.find(node.inputs[i]);
+    if (producer == first_output_of_step.end() || count == readers.end() || count->second != 1)
+      continue;
+    if (producer->second > best) {
+      best = producer->second;
+      addend = 1 - i;
+    }
+  }
+  if (best < 0) return -1;
+  auto other = first_output_of_step.find(node.inputs[addend]);
+  if (other != first_output_of_step.end() && other->second > best) return -1;
+  Step& step = plan->steps_[best];
+  const Tensor* produced = step.outputs[0];
+  if (produced->dtype != DType::kFloat32 || produced->shape != outputs[0].shape) return -1;
+  const int slot = step.kernel->FuseAddend();
+  if (slot < 0) return -1;
+  if (step.inputs.size() <= static_cast<size_t>(slot)) step.inputs.resize(slot + 1, nullptr);
+  const PlannedValue* value = inputs[addend];
+  step.inputs[slot] = value->value ? value->value : &plan->values_.at(node.inputs[addend]);
+  *addend_input = addend;
+  return best;
+}
+
 Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
                     const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs,
                     const SessionLimits& limits) {
@@ -228,6 +267,27 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       const int b = buffer_of.at(source);
       buffer_of[node.outputs[0]] = b;
       buffer_tensors[b].push_back(&slot);
+      ++plan->stats_.fused_nodes;
+      continue;
+    }
+
+    int addend_input = -1;
+    const int sum_into = TryFuseSum(node, *kernel, out_planned, in_planned, readers,
+                                    first_output_of_step, plan.get(), &addend_input);
+    if (sum_into >= 0) {
+      // The step adds the other input in its epilogue: this node's output is its buffer, and
+      // the other input's buffer must live until that step.
+      const std::string& produced = node.inputs[1 - addend_input];
+      auto ab = buffer_of.find(node.inputs[addend_input]);
+      if (ab != buffer_of.end())
+        buffers[ab->second].last_step = std::max(buffers[ab->second].last_step, sum_into);
+      Tensor& slot = plan->values_[node.outputs[0]];
+      slot = Tensor::Borrow(out_planned[0].dtype, out_planned[0].shape, nullptr);
+      known[node.outputs[0]] = PlannedValue{slot.dtype, slot.shape, nullptr};
+      const int b = buffer_of.at(produced);
+      buffer_of[node.outputs[0]] = b;
+      buffer_tensors[b].push_back(&slot);
+      first_output_of_step[node.outputs[0]] = sum_into;  // a clamp after the sum can fuse too
       ++plan->stats_.fused_nodes;
       continue;
     }

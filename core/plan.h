@@ -77,6 +77,15 @@ class Plan {
                            const std::unordered_map<std::string, int>& readers,
                            const std::unordered_map<std::string, int>& first_output_of_step,
                            Plan* plan);
+  // A sum whose one input comes from a step that can add the other in its epilogue: returns
+  // that step's index (the sum then needs no step of its own) and sets *addend to the index
+  // of the other input; or returns -1.
+  static int TryFuseSum(const Node& node, const Kernel& kernel,
+                        const std::vector<PlannedValue>& outputs,
+                        const std::vector<const PlannedValue*>& inputs,
+                        const std::unordered_map<std::string, int>& readers,
+                        const std::unordered_map<std::string, int>& first_output_of_step,
+                        Plan* plan, int* addend);
 
   struct Step {
     const Node* node;

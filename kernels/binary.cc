@@ -220,6 +220,8 @@ class BinaryKernel final : public Kernel {
     return Status::Ok();
   }
 
+  bool IsSum() const override { return std::is_same_v<Op, AddOp> && dtype_ == DType::kFloat32; }
+
   Status Run(RunContext& ctx) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);

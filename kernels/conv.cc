@@ -104,6 +104,14 @@ class ConvKernel : public Kernel {
     return PlanSimd(ctx);
   }
 
+  // The GEMM paths add a residual in their epilogue, before any clamp fused after it.
+  int FuseAddend() override {
+    const bool gemm = path_ == ConvPath::kPointwise || path_ == ConvPath::kIm2Col;
+    if (!simd_ || !gemm || has_addend_ || clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY) return -1;
+    has_addend_ = true;
+    return kAddendInput;
+  }
+
   bool FuseClamp(float lo, float hi) override {
     clamp_lo_ = std::max(clamp_lo_, lo);
     clamp_hi_ = std::min(clamp_hi_, hi);
@@ -117,7 +125,8 @@ class ConvKernel : public Kernel {
     float* y = ctx.output(0).ptr<float>();
     if (skip_run_) return Status::Ok();
     if (simd_) {
-      RunSimd(ctx, x, bias_.empty() ? bias : bias_.data(), y);
+      const float* addend = has_addend_ ? ctx.input(kAddendInput).ptr<float>() : nullptr;
+      RunSimd(ctx, x, bias_.empty() ? bias : bias_.data(), addend, y);
       return Status::Ok();
     }
     for (int64_t n = 0; n < batch_; ++n) {
@@ -200,7 +209,8 @@ class ConvKernel : public Kernel {
 
   // Work is split into tasks over (image, group, column block, row chunk) for the GEMM paths
   // and (image, channel) for depthwise; each task writes its own outputs with its own scratch.
-  void RunSimd(const RunContext& ctx, const float* x, const float* bias, float* y) {
+  void RunSimd(const RunContext& ctx, const float* x, const float* bias, const float* addend,
+               float* y) {
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const int64_t images = batch_ * groups_;
     if (path_ == ConvPath::kDirect) {
@@ -241,7 +251,9 @@ class ConvKernel : public Kernel {
       ep.min = clamp_lo_;
       ep.max = clamp_hi_;
       const float* packed_w = packed_.ptr<float>() + g * per_group + row0 * k;
-      float* yg = y + (nb * out_channels_ + g * group_out_ + row0) * out_plane_;
+      const int64_t out_offset = (nb * out_channels_ + g * group_out_ + row0) * out_plane_;
+      float* yg = y + out_offset;
+      ep.addend = addend ? addend + out_offset + j0 : nullptr;
       if (path_ == ConvPath::kPointwise && simd::GemmPrefersUnpackedRhs(rows, k)) {
         simd::GemmUnpackedRhs(rows, cols, k, packed_w, xg + j0, n, yg + j0, n, ep, panels);
         return;
@@ -461,7 +473,9 @@ class ConvKernel : public Kernel {
     }
   }
 
+  static constexpr int kAddendInput = 3;  // after X, W, B
   bool has_bias_ = false;
+  bool has_addend_ = false;  // a residual fused by the planner, passed as input 3
   int64_t groups_ = 1;
   int64_t batch_ = 0;
   int64_t in_channels_ = 0, out_channels_ = 0;

@@ -19,7 +19,7 @@ inline float ClampScalar(float v, float lo, float hi) {
 // only: a dynamically indexed accumulator makes LLVM keep them all in memory.
 template <int kVecs, bool kClamp>
 inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
-                 int cols, const float* bias, f32x4 lo, f32x4 hi) {
+                 int cols, const float* bias, const float* addend, f32x4 lo, f32x4 hi) {
   f32x4 acc[kGemmMr][kVecs];
   for (int r = 0; r < kGemmMr; ++r) {  // rows past `rows` come from A's zero padding, unstored
     const f32x4 init = Splat(bias && r < rows ? bias[r] : 0.f);
@@ -33,10 +33,21 @@ inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int
       for (int v = 0; v < kVecs; ++v) acc[r][v] = MulAdd(acc[r][v], a, b[v]);
     }
   }
+  const bool whole = rows == kGemmMr && cols == 4 * kVecs;
+  if (addend && whole) {
+    for (int r = 0; r < kGemmMr; ++r)
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = Add(acc[r][v], Load(addend + r * ldc + 4 * v));
+  } else if (addend) {
+    alignas(16) float part[kGemmMr][4 * kVecs] = {};
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < cols; ++j) part[r][j] = addend[r * ldc + j];
+    for (int r = 0; r < kGemmMr; ++r)
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = Add(acc[r][v], Load(part[r] + 4 * v));
+  }
   for (int r = 0; r < kGemmMr; ++r)
     for (int v = 0; v < kVecs; ++v)
       if (kClamp) acc[r][v] = Clamp(acc[r][v], lo, hi);
-  if (rows == kGemmMr && cols == 4 * kVecs) {
+  if (whole) {
     for (int r = 0; r < kGemmMr; ++r)
       for (int v = 0; v < kVecs; ++v) Store(c + r * ldc + 4 * v, acc[r][v]);
     return;
@@ -52,11 +63,11 @@ inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int
 // 4 columns are left (7x7 planes leave 1 of 49).
 template <bool kClamp>
 inline void TileAt(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
-                   int cols, const float* bias, f32x4 lo, f32x4 hi) {
+                   int cols, const float* bias, const float* addend, f32x4 lo, f32x4 hi) {
   if (cols > 4) {
-    Tile<2, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, lo, hi);
+    Tile<2, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, addend, lo, hi);
   } else {
-    Tile<1, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, lo, hi);
+    Tile<1, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, addend, lo, hi);
   }
 }
 
@@ -75,9 +86,11 @@ void GemmPackedImpl(int m, int n, int k, const float* packed_a, const float* pac
     const float* pa = packed_a + static_cast<size_t>(i) * k;
     const float* bias = ep.bias ? ep.bias + i : nullptr;
     float* ci = c + static_cast<size_t>(i) * ldc;
+    const float* ai = ep.addend ? ep.addend + static_cast<size_t>(i) * ldc : nullptr;
     for (int j = 0; j < n; j += kGemmNr) {
       const float* pb = packed_b + static_cast<size_t>(j) * k;
-      TileAt<kClamp>(k, pa, pb, kGemmNr, ci + j, ldc, rows, std::min(kGemmNr, n - j), bias, lo, hi);
+      TileAt<kClamp>(k, pa, pb, kGemmNr, ci + j, ldc, rows, std::min(kGemmNr, n - j), bias,
+                     ai ? ai + j : nullptr, lo, hi);
     }
   }
 }
@@ -94,11 +107,14 @@ void GemmUnpackedImpl(int m, int n, int k, const float* packed_a, const float* b
     const float* pa = packed_a + static_cast<size_t>(i) * k;
     const float* bias = ep.bias ? ep.bias + i : nullptr;
     float* ci = c + static_cast<size_t>(i) * ldc;
+    const float* ai = ep.addend ? ep.addend + static_cast<size_t>(i) * ldc : nullptr;
     for (int j = 0; j < full; j += kGemmNr) {
-      Tile<2, kClamp>(k, pa, b + j, ldb, ci + j, ldc, rows, kGemmNr, bias, lo, hi);
+      Tile<2, kClamp>(k, pa, b + j, ldb, ci + j, ldc, rows, kGemmNr, bias, ai ? ai + j : nullptr,
+                      lo, hi);
     }
     if (full < n)
-      TileAt<kClamp>(k, pa, tail_panel, kGemmNr, ci + full, ldc, rows, n - full, bias, lo, hi);
+      TileAt<kClamp>(k, pa, tail_panel, kGemmNr, ci + full, ldc, rows, n - full, bias,
+                     ai ? ai + full : nullptr, lo, hi);
   }
 }
 

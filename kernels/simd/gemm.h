@@ -14,6 +14,8 @@ constexpr int kGemmNr = 8;  // columns of C per microkernel tile (two f32x4)
 
 struct GemmEpilogue {
   const float* bias = nullptr;  // one per row of C, or null
+  // Added to C before the clamp (a residual connection), laid out like C (ldc), or null.
+  const float* addend = nullptr;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
 };
@@ -28,7 +30,8 @@ size_t PackedRhsSize(int k, int n);
 // Panel p holds, for each k, columns [p*Nr, p*Nr+Nr) of row k; columns past N are zero.
 void PackRhs(const float* b, int k, int n, int ldb, float* packed);
 
-// C[i][j] = clamp(bias[i] + sum_k A[i][k] * B[k][j]) for i < M, j < N, both operands packed.
+// C[i][j] = clamp(bias[i] + sum_k A[i][k] * B[k][j] + addend[i][j]) for i < M, j < N, both operands
+// packed.
 void GemmPacked(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
                 int ldc, const GemmEpilogue& epilogue);
 

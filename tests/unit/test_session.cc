@@ -619,3 +619,54 @@ TEST(Session, SessionFromGraphRunsTheSameModel) {
 
 }  // namespace
 }  // namespace webnx::testing
+
+namespace webnx::testing {
+namespace {
+
+// A residual block: Conv3x3 -> Relu -> Conv1x1 (+X) -> Relu, the sum written either way round,
+// and a second sum whose addend (Conv "late") is computed after the conv it could fuse into.
+// With `observe` the 1x1 conv's own output is a graph output too, which forbids the fusion: the
+// two plans must agree.
+std::string ResidualModel(bool observe, bool addend_first) {
+  const int64_t c = 5, h = 7, w = 9;
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2, c, h, w});
+  b.FloatInit("W3", {c, c, 3, 3}, RandomValues(c * c * 9, 11, -0.5f, 0.5f));
+  b.FloatInit("B3", {c}, RandomValues(c, 12, -0.5f, 0.5f));
+  b.FloatInit("W1", {c, c, 1, 1}, RandomValues(c * c, 13, -0.5f, 0.5f));
+  b.FloatInit("B1", {c}, RandomValues(c, 14, -0.5f, 0.5f));
+  b.Node("Conv", {"X", "W3", "B3"}, {"a"}, "conv3").Ints("pads", {1, 1, 1, 1});
+  b.Node("Relu", {"a"}, {"r"}, "relu_a");
+  b.Node("Conv", {"r", "W1", "B1"}, {"p"}, "project");
+  b.Node("Add",
+         addend_first ? std::vector<std::string>{"X", "p"} : std::vector<std::string>{"p", "X"},
+         {"s"}, "residual");
+  b.Node("Relu", {"s"}, {"y"}, "relu_s");
+  b.Node("Conv", {"y", "W1"}, {"early"}, "early");
+  b.Node("Conv", {"y", "W1", "B1"}, {"late"}, "late");
+  b.Node("Add", {"early", "late"}, {"z"}, "sum_two_convs");  // fuses into "late"
+  b.Output("z", kOnnxFloat, {2, c, h, w});
+  if (observe) b.Output("p", kOnnxFloat, {2, c, h, w});
+  return b.Bytes();
+}
+
+TEST(Session, ResidualAddFusedIntoTheConvEpilogue) {
+  for (bool addend_first : {false, true}) {
+    std::unique_ptr<Session> fused, plain;
+    ASSERT_TRUE(CreateSession(ResidualModel(false, addend_first), &fused).ok());
+    ASSERT_TRUE(CreateSession(ResidualModel(true, addend_first), &plain).ok());
+    const Tensor x = MakeFloat({2, 5, 7, 9}, RandomValues(2 * 5 * 7 * 9, 15, -2.f, 2.f));
+    std::vector<const Tensor*> got, want;
+    ASSERT_TRUE(fused->Run({Feed("X", x)}, &got).ok());
+    ASSERT_TRUE(plain->Run({Feed("X", x)}, &want).ok());
+    ExpectNear(FloatValues(*got[0]), FloatValues(*want[0]), "fused residual");
+    // fused: relu_a into conv3; residual and relu_s into project; sum_two_convs into late.
+    EXPECT_EQ(fused->stats().last_plan.fused_nodes, 4u);
+    EXPECT_EQ(fused->stats().last_plan.run_steps, 4u);
+    // plain: project's output is observed, so only relu_a and sum_two_convs fuse.
+    EXPECT_EQ(plain->stats().last_plan.fused_nodes, 2u);
+  }
+}
+
+}  // namespace
+}  // namespace webnx::testing
