@@ -71,10 +71,23 @@ export class InferenceSession {
     const files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
     const wasm = new runtime.WasmSession();
     wasm.setNumThreads(Math.min(threads, runtime.WasmSession.maxThreads()));
-    if (files) for (const [name, bytes] of files) wasm.addExternalFile(name, bytes);
-    const status = wasm.setLimits(options.limits) || (files
-      ? wasm.loadJson(model.json, options.maxCachedPlans ?? 0)
-      : wasm.load(model.bytes, options.maxCachedPlans ?? 0));
+    // Bytes enter the heap with one HEAPU8.set; 0 from stageBytes means the heap is full.
+    const stage = (bytes) => {
+      const ptr = wasm.stageBytes(bytes.byteLength);
+      if (ptr) runtime.HEAPU8.set(bytes, ptr);
+      return ptr !== 0;
+    };
+    let status = wasm.setLimits(options.limits);
+    for (const [name, bytes] of files ?? []) {
+      if (status !== 0) break;
+      if (stage(bytes)) wasm.addExternalFile(name);
+      else status = 1;
+    }
+    if (status === 0) {
+      const json = typeof model.json === 'string' ? new TextEncoder().encode(model.json) : model.json;
+      if (!stage(files ? json : model.bytes)) status = 1;
+      else status = files ? wasm.loadJson(options.maxCachedPlans ?? 0) : wasm.load(options.maxCachedPlans ?? 0);
+    }
     if (status !== 0) {
       const error = lastWasmError(wasm);
       wasm.delete();

@@ -5,6 +5,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -55,28 +56,58 @@ class WasmSession {
   int setLimits(val limits) { return Record(LimitsFromJs(limits, &limits_)); }
   static int maxThreads() { return ThreadPool::MaxThreads(); }
 
-  int load(const std::string& bytes, int max_cached_plans) {
+  // Model and side-file bytes come through a heap buffer JS fills with HEAPU8.set (one
+  // memcpy): embind's std::string conversion of a Uint8Array copies a byte at a time in JS,
+  // 40 ms for MobileNetV2. Returns the buffer (0 with OutOfMemory when the heap cannot grow).
+  uintptr_t stageBytes(double size) {
+    bytes_.reset();
+    bytes_size_ = 0;
+    if (!(size >= 0 && size <= 4294967295.0)) {
+      Record(Status(ErrorCode::kOutOfMemory, "cannot stage " + std::to_string(size) + " bytes"));
+      return 0;
+    }
+    const size_t n = static_cast<size_t>(size);
+    bytes_.reset(static_cast<uint8_t*>(std::malloc(n ? n : 1)));
+    if (!bytes_) {
+      Record(Status(ErrorCode::kOutOfMemory,
+                    "the wasm heap cannot hold a model of " + std::to_string(n) + " bytes"));
+      return 0;
+    }
+    bytes_size_ = n;
+    return reinterpret_cast<uintptr_t>(bytes_.get());
+  }
+
+  // An ONNX model from the staged bytes, which it consumes.
+  int load(int max_cached_plans) {
     SessionOptions options;
     options.num_threads = num_threads_;
     options.limits = limits_;
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
-    return Record(Session::CreateFromOnnx(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                          bytes.size(), options, &session_));
+    Status s = Session::CreateFromOnnx(bytes_.get(), bytes_size_, options, &session_);
+    bytes_.reset();
+    bytes_size_ = 0;
+    return Record(std::move(s));
   }
 
-  // Side files a JSON document names (webnx-graph "file", ONNX external data); each is added
-  // before loadJson, which consumes them.
-  void addExternalFile(const std::string& name, std::string bytes) {
-    files_[name] = std::move(bytes);
+  // Side files a JSON document names (webnx-graph "file", ONNX external data): each is staged
+  // and added before loadJson, which consumes them.
+  void addExternalFile(const std::string& name) {
+    files_[name].assign(reinterpret_cast<const char*>(bytes_.get()), bytes_size_);
+    bytes_.reset();
+    bytes_size_ = 0;
   }
 
-  // A JSON graph document (webnx-graph or ONNX-JSON), as UTF-8 text or bytes.
-  int loadJson(const std::string& text, int max_cached_plans) {
+  // A JSON graph document (webnx-graph or ONNX-JSON) from the staged UTF-8 bytes, which it
+  // consumes with the side files.
+  int loadJson(int max_cached_plans) {
     SessionOptions options;
     options.num_threads = num_threads_;
     options.limits = limits_;
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
-    Status s = Session::CreateFromJson(text.data(), text.size(), files_, options, &session_);
+    Status s = Session::CreateFromJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_,
+                                       files_, options, &session_);
+    bytes_.reset();
+    bytes_size_ = 0;
     files_.clear();
     return Record(std::move(s));
   }
@@ -169,6 +200,8 @@ class WasmSession {
 
   void release() {
     session_.reset();
+    bytes_.reset();
+    files_.clear();
     staged_.clear();
     outputs_.clear();
   }
@@ -176,6 +209,9 @@ class WasmSession {
  private:
   struct Staged {
     Tensor tensor;
+  };
+  struct FreeBytes {
+    void operator()(uint8_t* p) const { std::free(p); }
   };
   int Record(Status s) {
     last_ = std::move(s);
@@ -185,6 +221,8 @@ class WasmSession {
   std::unique_ptr<Session> session_;
   int num_threads_ = 1;
   SessionLimits limits_;
+  std::unique_ptr<uint8_t, FreeBytes> bytes_;  // staged model or side-file bytes
+  size_t bytes_size_ = 0;
   std::map<std::string, std::string> files_;
   std::map<std::string, Staged> staged_;
   std::vector<const Tensor*> outputs_;
@@ -202,6 +240,7 @@ val SupportedOps() {
 EMSCRIPTEN_BINDINGS(webnx) {
   emscripten::class_<WasmSession>("WasmSession")
       .constructor<>()
+      .function("stageBytes", &WasmSession::stageBytes)
       .function("load", &WasmSession::load)
       .function("addExternalFile", &WasmSession::addExternalFile)
       .function("loadJson", &WasmSession::loadJson)
