@@ -343,8 +343,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       ""));
   {
     ScopedTensorByteLimit arena_cap(rg.limits.max_arena_bytes);  // one tensor, not a weight
-    WEBNX_RETURN_IF_ERROR(
-        Tensor::Allocate(DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+        DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
   }
   for (size_t b = 0; b < buffers.size(); ++b) {
     for (Tensor* t : buffer_tensors[b]) t->data = plan->arena_.ptr<uint8_t>() + offsets[b];

@@ -1,5 +1,6 @@
 #include "core/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -68,6 +69,12 @@ int64_t Tensor::numel() const {
 }
 
 Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
+  WEBNX_RETURN_IF_ERROR(AllocateUninitialized(dtype, shape, out));
+  std::memset(out->data, 0, std::max<size_t>(64, (out->nbytes() + 63) / 64 * 64));
+  return Status::Ok();
+}
+
+Status Tensor::AllocateUninitialized(DType dtype, const Shape& shape, Tensor* out) {
   int64_t n = 0;
   size_t elem = DTypeSize(dtype);
   if (elem == 0) return Status(ErrorCode::kUnsupportedDtype, "cannot allocate an undefined dtype");
@@ -87,7 +94,6 @@ Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
     return Status(ErrorCode::kOutOfMemory, "out of memory allocating " + std::to_string(bytes) +
                                                " bytes for shape " + ShapeToString(shape));
   }
-  std::memset(p, 0, padded == 0 ? 64 : padded);
   out->dtype = dtype;
   out->shape = shape;
   out->holder = std::shared_ptr<void>(p, std::free);

@@ -73,6 +73,9 @@ struct Tensor {
   // Allocates zero-initialised storage (64-byte aligned). OutOfMemory when the size
   // overflows or the heap cannot grow.
   static Status Allocate(DType dtype, const Shape& shape, Tensor* out);
+  // The same without the zeroing, for storage its owner overwrites before reading it (the
+  // activation arena, packed weights, scratch): zeroing megabytes costs a plan real time.
+  static Status AllocateUninitialized(DType dtype, const Shape& shape, Tensor* out);
   // A tensor over memory owned by someone else (the caller keeps it alive).
   static Tensor Borrow(DType dtype, const Shape& shape, void* data);
   // Deep copy.

@@ -194,8 +194,8 @@ class ConvKernel : public Kernel {
     }
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
-    WEBNX_RETURN_IF_ERROR(
-        Tensor::Allocate(DType::kFloat32, {static_cast<int64_t>(per_group) * groups_}, &packed_));
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+        DType::kFloat32, {static_cast<int64_t>(per_group) * groups_}, &packed_));
     for (int64_t g = 0; g < groups_; ++g) {
       simd::PackLhs(w->ptr<float>() + g * group_out_ * k, static_cast<int>(group_out_), k, k,
                     packed_.ptr<float>() + g * per_group);
@@ -204,7 +204,8 @@ class ConvKernel : public Kernel {
     geometry_ = Geometry();
     const int block = std::min(simd::GemmColumnBlock(k), static_cast<int>(out_plane_));
     panel_floats_ = static_cast<int64_t>(simd::PackedRhsSize(k, block));
-    return Tensor::Allocate(DType::kFloat32, {panel_floats_ * ctx.threads()}, &rhs_panels_);
+    return Tensor::AllocateUninitialized(DType::kFloat32, {panel_floats_ * ctx.threads()},
+                                         &rhs_panels_);
   }
 
   // Work is split into tasks over (image, group, column block, row chunk) for the GEMM paths

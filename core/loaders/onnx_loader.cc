@@ -1,9 +1,12 @@
 #include "core/loaders/onnx_loader.h"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "core/graph_limits.h"
+#include "core/limits.h"
 #include "core/loaders/float16.h"
 #include "onnx/onnx.pb.h"
 
@@ -281,6 +284,43 @@ Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, 
   return ReadTypedFields(proto, what, out);
 }
 
+namespace {
+
+// An initializer's raw_data, moved out of the parsed model rather than copied: the weights are
+// most of a model's bytes. Taken only when the bytes are exactly the tensor's (no float16 or bool
+// conversion) and sit on the heap suitably aligned; otherwise TensorFromProto copies them.
+bool AdoptRawData(onnx::TensorProto* proto, Tensor* out) {
+  if (!proto->has_raw_data() || proto->data_type() == kOnnxFloat16 ||
+      !IsSupportedDType(proto->data_type()) ||
+      proto->data_location() != onnx::TensorProto_DataLocation_DEFAULT) {
+    return false;
+  }
+  const DType dtype = static_cast<DType>(proto->data_type());
+  if (dtype == DType::kBool) return false;
+  Shape shape(proto->dims().begin(), proto->dims().end());
+  int64_t numel = 0;
+  if (!ShapeNumel(shape, &numel) || numel == 0) return false;
+  const std::string& raw = proto->raw_data();
+  const size_t bytes = static_cast<size_t>(numel) * DTypeSize(dtype);
+  // Large enough to live on the heap (not inside the string object), aligned for the dtype.
+  if (raw.size() != bytes || bytes < 64 || reinterpret_cast<uintptr_t>(raw.data()) % 8 != 0 ||
+      numel > CurrentTensorByteLimit() / static_cast<int64_t>(DTypeSize(dtype))) {
+    return false;  // the copy path reports a tensor over the byte limit
+  }
+  auto holder = std::make_shared<std::string>(std::move(*proto->mutable_raw_data()));
+  if (reinterpret_cast<uintptr_t>(holder->data()) % 8 != 0) {  // a move must keep the buffer
+    *proto->mutable_raw_data() = std::move(*holder);
+    return false;
+  }
+  out->dtype = dtype;
+  out->shape = std::move(shape);
+  out->data = holder->data();
+  out->holder = std::move(holder);
+  return true;
+}
+
+}  // namespace
+
 Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
   return LoadOnnxModel(data, size, SessionLimits(), graph);
 }
@@ -328,12 +368,12 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limi
   WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(g, 0, limits));
   LoadBudget budget{limits};
   graph->initializers.clear();
-  for (const auto& init : g.initializer()) {
+  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
     if (init.name().empty()) return Malformed("an initializer has no name");
     const std::string what = "initializer '" + init.name() + "'";
     WEBNX_RETURN_IF_ERROR(CheckTensorProto(init, what, &budget));
     Tensor t;
-    WEBNX_RETURN_IF_ERROR(TensorFromProto(init, what, &t));
+    if (!AdoptRawData(&init, &t)) WEBNX_RETURN_IF_ERROR(TensorFromProto(init, what, &t));
     if (!graph->initializers.emplace(init.name(), std::move(t)).second) {
       return Malformed("initializer '" + init.name() + "' is defined twice");
     }

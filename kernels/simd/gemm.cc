@@ -126,7 +126,26 @@ size_t PackedLhsSize(int m, int k) {
 
 void PackLhs(const float* a, int m, int k, int lda, float* packed) {
   for (int p = 0; p < m; p += kGemmMr) {
-    for (int kk = 0; kk < k; ++kk) {
+    int kk = 0;
+    if (p + kGemmMr <= m) {
+      // Four rows by four columns at a time, transposed in registers: plans pack every weight.
+      const float* r0 = a + static_cast<size_t>(p) * lda;
+      const float* r1 = r0 + lda;
+      const float* r2 = r1 + lda;
+      const float* r3 = r2 + lda;
+      for (; kk + 4 <= k; kk += 4, packed += 16) {
+        const f32x4 x0 = Load(r0 + kk), x1 = Load(r1 + kk), x2 = Load(r2 + kk), x3 = Load(r3 + kk);
+        const f32x4 lo01 = wasm_i32x4_shuffle(x0, x1, 0, 4, 1, 5);  // a0 b0 a1 b1
+        const f32x4 lo23 = wasm_i32x4_shuffle(x2, x3, 0, 4, 1, 5);  // c0 d0 c1 d1
+        const f32x4 hi01 = wasm_i32x4_shuffle(x0, x1, 2, 6, 3, 7);  // a2 b2 a3 b3
+        const f32x4 hi23 = wasm_i32x4_shuffle(x2, x3, 2, 6, 3, 7);  // c2 d2 c3 d3
+        Store(packed, wasm_i32x4_shuffle(lo01, lo23, 0, 1, 4, 5));
+        Store(packed + 4, wasm_i32x4_shuffle(lo01, lo23, 2, 3, 6, 7));
+        Store(packed + 8, wasm_i32x4_shuffle(hi01, hi23, 0, 1, 4, 5));
+        Store(packed + 12, wasm_i32x4_shuffle(hi01, hi23, 2, 3, 6, 7));
+      }
+    }
+    for (; kk < k; ++kk) {
       for (int r = 0; r < kGemmMr; ++r) {
         *packed++ = p + r < m ? a[static_cast<size_t>(p + r) * lda + kk] : 0.f;
       }
