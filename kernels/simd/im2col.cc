@@ -1,32 +1,92 @@
 #include "kernels/simd/im2col.h"
 
+#include <cstddef>
+
 #include "kernels/simd/gemm.h"
+#include "kernels/simd/vec.h"
 
 namespace webnx::simd {
+namespace {
+
+// Where the 8 output positions of one panel read their first tap, and how much of the panel
+// the fast paths may handle.
+struct PanelOrigin {
+  int y[kGemmNr], x[kGemmNr];  // top-left input coordinate (may lie in the padding)
+  bool valid[kGemmNr];         // position exists (the last panel may be short)
+  bool all_inside = false;     // every tap of every position lies inside the image
+  bool one_row = false;        // ... and the 8 positions are consecutive in one output row
+};
+
+PanelOrigin OriginOf(const Conv2DGeometry& g, int first, int count) {
+  PanelOrigin o;
+  const int span_y = (g.kernel_h - 1) * g.dilation_h, span_x = (g.kernel_w - 1) * g.dilation_w;
+  o.all_inside = true;
+  for (int t = 0; t < kGemmNr; ++t) {
+    const int q = first + t;
+    o.valid[t] = t < count;
+    o.y[t] = o.valid[t] ? (q / g.out_w) * g.stride_h - g.pad_top : 0;
+    o.x[t] = o.valid[t] ? (q % g.out_w) * g.stride_w - g.pad_left : 0;
+    o.all_inside = o.all_inside && o.valid[t] && o.y[t] >= 0 && o.y[t] + span_y < g.in_h &&
+                   o.x[t] >= 0 && o.x[t] + span_x < g.in_w;
+  }
+  // One row: the loads of the vector path (8 floats, or 16 for stride 2) stay inside it.
+  const int loaded = g.stride_w == 1 ? kGemmNr : 2 * kGemmNr;
+  o.one_row = o.all_inside && (g.stride_w == 1 || g.stride_w == 2) && o.y[0] == o.y[7] &&
+              o.x[0] + span_x + loaded <= g.in_w;
+  return o;
+}
+
+}  // namespace
 
 void Im2ColPanels(const Conv2DGeometry& g, const float* x, int first, int count, float* packed) {
   const int plane = g.in_h * g.in_w;
   for (int j = 0; j < count; j += kGemmNr) {
-    // Top-left input coordinate of each of the panel's output positions.
-    int base_y[kGemmNr], base_x[kGemmNr];
-    bool valid[kGemmNr];
-    for (int t = 0; t < kGemmNr; ++t) {
-      const int q = first + j + t;
-      valid[t] = j + t < count;
-      base_y[t] = valid[t] ? (q / g.out_w) * g.stride_h - g.pad_top : 0;
-      base_x[t] = valid[t] ? (q % g.out_w) * g.stride_w - g.pad_left : 0;
+    const PanelOrigin o = OriginOf(g, first + j, count - j);
+    if (o.one_row) {
+      // Interior panels: each (channel, tap) row of the panel is one or two vector loads.
+      const float* origin = x + static_cast<size_t>(o.y[0]) * g.in_w + o.x[0];
+      for (int c = 0; c < g.channels; ++c, origin += plane) {
+        for (int ky = 0; ky < g.kernel_h; ++ky) {
+          const float* row = origin + static_cast<size_t>(ky) * g.dilation_h * g.in_w;
+          for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
+            const float* src = row + kx * g.dilation_w;
+            if (g.stride_w == 1) {
+              Store(packed, Load(src));
+              Store(packed + 4, Load(src + 4));
+            } else {
+              Store(packed, Evens(Load(src), Load(src + 4)));
+              Store(packed + 4, Evens(Load(src + 8), Load(src + 12)));
+            }
+          }
+        }
+      }
+      continue;
+    }
+    if (o.all_inside) {
+      // Inside but across rows: a gather with no bounds checks.
+      int offset[kGemmNr];
+      for (int t = 0; t < kGemmNr; ++t) offset[t] = o.y[t] * g.in_w + o.x[t];
+      for (int c = 0; c < g.channels; ++c) {
+        const float* xc = x + static_cast<size_t>(c) * plane;
+        for (int ky = 0; ky < g.kernel_h; ++ky) {
+          for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
+            const float* src = xc + ky * g.dilation_h * g.in_w + kx * g.dilation_w;
+            for (int t = 0; t < kGemmNr; ++t) packed[t] = src[offset[t]];
+          }
+        }
+      }
+      continue;
     }
     for (int c = 0; c < g.channels; ++c) {
       const float* xc = x + static_cast<size_t>(c) * plane;
       for (int ky = 0; ky < g.kernel_h; ++ky) {
-        for (int kx = 0; kx < g.kernel_w; ++kx) {
+        for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
           for (int t = 0; t < kGemmNr; ++t) {
-            const int iy = base_y[t] + ky * g.dilation_h;
-            const int ix = base_x[t] + kx * g.dilation_w;
-            const bool inside = valid[t] && iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+            const int iy = o.y[t] + ky * g.dilation_h;
+            const int ix = o.x[t] + kx * g.dilation_w;
+            const bool inside = o.valid[t] && iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
             packed[t] = inside ? xc[iy * g.in_w + ix] : 0.f;
           }
-          packed += kGemmNr;
         }
       }
     }

@@ -10,6 +10,7 @@
 #include "kernels/simd/activation.h"
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/gemm.h"
+#include "kernels/simd/im2col.h"
 
 namespace webnx::simd {
 namespace {
@@ -85,6 +86,54 @@ TEST(SimdGemm, TransposedRhsMatchesNaive) {
           }
         ExpectClose(y, want, 1e-4f, "transposed");
       }
+}
+
+// Every panel kind: interior rows (vector loads, stride 1 and 2), inside but across output rows,
+// and borders in the padding.
+TEST(SimdIm2Col, PanelsMatchNaiveColumns) {
+  uint32_t seed = 3;
+  int cases = 0;
+  for (int kernel : {1, 3, 5})
+    for (int stride : {1, 2, 3})
+      for (int dilation : {1, 2})
+        for (int pad : {0, 1, 2})
+          for (int size : {4, 11, 37}) {
+            Conv2DGeometry g{};
+            g.channels = 2;
+            g.in_h = size;
+            g.in_w = size + 3;
+            g.kernel_h = g.kernel_w = kernel;
+            g.stride_h = g.stride_w = stride;
+            g.dilation_h = g.dilation_w = dilation;
+            g.pad_top = g.pad_left = pad;
+            const int span = dilation * (kernel - 1) + 1;
+            g.out_h = (g.in_h + 2 * pad - span) / stride + 1;
+            g.out_w = (g.in_w + 2 * pad - span) / stride + 1;
+            if (g.out_h <= 0 || g.out_w <= 0) continue;
+            const auto x = Random(static_cast<size_t>(g.channels) * g.in_h * g.in_w, seed++);
+            const int total = g.out_h * g.out_w, rows = g.channels * kernel * kernel;
+            const int first = total > 9 ? 3 : 0, count = total - first;  // panels off row starts
+            std::vector<float> got(PackedRhsSize(rows, count), NAN);
+            Im2ColPanels(g, x.data(), first, count, got.data());
+            std::vector<float> want(got.size(), 0.f);
+            for (int q = 0; q < count; ++q) {
+              const int oy = (first + q) / g.out_w, ox = (first + q) % g.out_w;
+              for (int r = 0; r < rows; ++r) {
+                const int c = r / (kernel * kernel), ky = r / kernel % kernel, kx = r % kernel;
+                const int iy = oy * stride - pad + ky * dilation,
+                          ix = ox * stride - pad + kx * dilation;
+                const bool inside = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+                want[(q / kGemmNr) * rows * kGemmNr + r * kGemmNr + q % kGemmNr] =
+                    inside ? x[(c * g.in_h + iy) * g.in_w + ix] : 0.f;
+              }
+            }
+            ExpectClose(got, want, 0.f,
+                        "im2col k=" + std::to_string(kernel) + " s=" + std::to_string(stride) +
+                            " d=" + std::to_string(dilation) + " p=" + std::to_string(pad) +
+                            " size=" + std::to_string(size));
+            ++cases;
+          }
+  EXPECT_GT(cases, 100);
 }
 
 TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
