@@ -152,7 +152,12 @@ class PoolKernel : public Kernel {
                                     static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
     simd_scratch_floats_ = static_cast<int64_t>(simd::MaxPoolScratchFloats(simd_shape_));
     if (simd_scratch_floats_ == 0) return Status::Ok();
-    return Tensor::Allocate(DType::kFloat32, {simd_scratch_floats_ * threads}, &simd_scratch_);
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+        DType::kFloat32, {simd_scratch_floats_ * threads}, &simd_scratch_));
+    for (int slot = 0; slot < threads; ++slot)
+      simd::MaxPoolInitScratch(simd_shape_,
+                               simd_scratch_.ptr<float>() + slot * simd_scratch_floats_);
+    return Status::Ok();
   }
 
   // Plane offsets of the input rows that the windows of output row (od, oh) cover, into

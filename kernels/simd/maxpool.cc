@@ -23,24 +23,40 @@ inline f32x4 TapInputs(const float* row, int ox, int kx) {
   return Evens(Load(row + 2 * ox + kx), Load(row + 2 * ox + kx + 4));
 }
 
+// kBlocks output vectors at once: independent max chains hide the latency of each.
+template <int kStride, int kBlocks>
+inline void Block(const Pool2DShape& s, const Padded& p, const float* top, int ox, f32x4* best) {
+  const f32x4 lowest = Splat(-std::numeric_limits<float>::infinity());
+  for (int b = 0; b < kBlocks; ++b) best[b] = lowest;
+  for (int ky = 0; ky < s.kernel_h; ++ky) {
+    const float* row = top + static_cast<size_t>(ky) * p.cols;
+    for (int kx = 0; kx < s.kernel_w; ++kx)
+      for (int b = 0; b < kBlocks; ++b)
+        best[b] = PMax(best[b], TapInputs<kStride>(row, ox + 4 * b, kx));
+  }
+}
+
 template <int kStride>
 void Plane(const Pool2DShape& s, const Padded& p, const float* padded, float* out) {
-  const f32x4 lowest = Splat(-std::numeric_limits<float>::infinity());
   alignas(16) float tail[4];
+  const int out_w4 = (s.out_w + 3) / 4 * 4;
   for (int oy = 0; oy < s.out_h; ++oy) {
     const float* top = padded + static_cast<size_t>(oy * s.stride_h) * p.cols;
     float* orow = out + static_cast<size_t>(oy) * s.out_w;
-    for (int ox = 0; ox < s.out_w; ox += 4) {
-      f32x4 best = lowest;
-      for (int ky = 0; ky < s.kernel_h; ++ky) {
-        const float* row = top + static_cast<size_t>(ky) * p.cols;
-        for (int kx = 0; kx < s.kernel_w; ++kx) best = PMax(best, TapInputs<kStride>(row, ox, kx));
-      }
+    int ox = 0;
+    for (; ox + 16 <= s.out_w; ox += 16) {
+      f32x4 best[4];
+      Block<kStride, 4>(s, p, top, ox, best);
+      for (int b = 0; b < 4; ++b) Store(orow + ox + 4 * b, best[b]);
+    }
+    for (; ox < out_w4; ox += 4) {
+      f32x4 best[1];
+      Block<kStride, 1>(s, p, top, ox, best);
       if (ox + 4 <= s.out_w) {
-        Store(orow + ox, best);
+        Store(orow + ox, best[0]);
       } else {
-        Store(tail, best);
-        std::copy(tail, tail + (s.out_w - ox), orow + ox);
+        Store(tail, best[0]);
+        for (int i = 0; i < s.out_w - ox; ++i) orow[ox + i] = tail[i];
       }
     }
   }
@@ -56,21 +72,21 @@ size_t MaxPoolScratchFloats(const Pool2DShape& s) {
   return static_cast<size_t>(p.rows) * p.cols;
 }
 
+void MaxPoolInitScratch(const Pool2DShape& s, float* scratch) {
+  std::fill(scratch, scratch + MaxPoolScratchFloats(s), -std::numeric_limits<float>::infinity());
+}
+
 void MaxPoolPlane(const Pool2DShape& s, const float* in, float* out, float* scratch) {
   const Padded p = Geometry(s);
-  const float lowest = -std::numeric_limits<float>::infinity();
+  // Only the input's rows are written: the -inf border stays from MaxPoolInitScratch.
   const int copy_w = std::max(0, std::min(s.in_w, p.cols - s.pad_left));
-  for (int r = 0; r < p.rows; ++r) {
-    float* dst = scratch + static_cast<size_t>(r) * p.cols;
-    const int iy = r - s.pad_top;
-    if (iy < 0 || iy >= s.in_h) {
-      std::fill(dst, dst + p.cols, lowest);
-      continue;
-    }
-    const float* src = in + static_cast<size_t>(iy) * s.in_w;
-    std::fill(dst, dst + s.pad_left, lowest);
-    std::copy(src, src + copy_w, dst + s.pad_left);
-    std::fill(dst + s.pad_left + copy_w, dst + p.cols, lowest);
+  const int row_end = std::min(p.rows, s.pad_top + s.in_h);
+  for (int r = s.pad_top; r < row_end; ++r) {
+    const float* src = in + static_cast<size_t>(r - s.pad_top) * s.in_w;
+    float* dst = scratch + static_cast<size_t>(r) * p.cols + s.pad_left;
+    int i = 0;
+    for (; i + 4 <= copy_w; i += 4) Store(dst + i, Load(src + i));
+    for (; i < copy_w; ++i) dst[i] = src[i];
   }
   if (s.stride_w == 1) {
     Plane<1>(s, p, scratch, out);

@@ -15,8 +15,13 @@ struct Pool2DShape {
 // Floats of scratch MaxPoolPlane needs; 0 when the shape is not one it handles.
 size_t MaxPoolScratchFloats(const Pool2DShape& s);
 
+// Fills a scratch for this shape with -inf. MaxPoolPlane writes only the input's rows into it,
+// so one scratch serves every plane of the shape after this one call.
+void MaxPoolInitScratch(const Pool2DShape& s, float* scratch);
+
 // out[oy][ox] = max of in over the window (taps outside the input are ignored; NaN inputs are
 // skipped like the scalar kernel's `v > best` does).
+// `scratch` holds MaxPoolScratchFloats(s) floats initialised by MaxPoolInitScratch.
 void MaxPoolPlane(const Pool2DShape& s, const float* in, float* out, float* scratch);
 
 }  // namespace webnx::simd

@@ -11,6 +11,7 @@
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/im2col.h"
+#include "kernels/simd/maxpool.h"
 
 namespace webnx::simd {
 namespace {
@@ -133,6 +134,54 @@ TEST(SimdIm2Col, PanelsMatchNaiveColumns) {
                             " size=" + std::to_string(size));
             ++cases;
           }
+  EXPECT_GT(cases, 100);
+}
+
+// Windows overhanging the end (ceil mode) and pads on either side; two planes through one scratch.
+TEST(SimdMaxPool, MatchesNaiveOnOddPlanes) {
+  uint32_t seed = 5;
+  int cases = 0;
+  for (int kernel : {2, 3, 5})
+    for (int stride : {1, 2})
+      for (int pad : {0, 1, 2})
+        for (int extra : {0, 1})  // ceil mode: one more output than floor mode
+          for (int h : {3, 8, 17})
+            for (int w : {4, 13, 38}) {
+              Pool2DShape s{};
+              s.in_h = h;
+              s.in_w = w;
+              s.kernel_h = s.kernel_w = kernel;
+              s.stride_h = s.stride_w = stride;
+              s.pad_top = s.pad_left = pad;
+              s.out_h = (h + 2 * pad - kernel) / stride + 1 + extra;
+              s.out_w = (w + 2 * pad - kernel) / stride + 1 + extra;
+              if (s.out_h <= 0 || s.out_w <= 0 || pad >= kernel) continue;
+              std::vector<float> scratch(MaxPoolScratchFloats(s), NAN);
+              ASSERT_FALSE(scratch.empty());
+              MaxPoolInitScratch(s, scratch.data());
+              for (int plane = 0; plane < 2; ++plane) {
+                auto in = Random(static_cast<size_t>(h) * w, seed++);
+                for (auto& v : in) v -= 2.f;  // all negative: a stale border would show
+                std::vector<float> got(static_cast<size_t>(s.out_h) * s.out_w), want(got.size());
+                MaxPoolPlane(s, in.data(), got.data(), scratch.data());
+                for (int oy = 0; oy < s.out_h; ++oy)
+                  for (int ox = 0; ox < s.out_w; ++ox) {
+                    float best = -INFINITY;
+                    for (int ky = 0; ky < kernel; ++ky)
+                      for (int kx = 0; kx < kernel; ++kx) {
+                        const int iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
+                        if (iy >= 0 && iy < h && ix >= 0 && ix < w)
+                          best = std::max(best, in[iy * w + ix]);
+                      }
+                    want[oy * s.out_w + ox] = best;
+                  }
+                for (size_t i = 0; i < want.size(); ++i)  // exact, -inf included
+                  ASSERT_EQ(got[i], want[i])
+                      << "maxpool k=" << kernel << " s=" << stride << " p=" << pad << " h=" << h
+                      << " w=" << w << " plane " << plane << " at " << i;
+              }
+              ++cases;
+            }
   EXPECT_GT(cases, 100);
 }
 
