@@ -36,7 +36,7 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
   uint32_t seed = 1;
   for (int m : {1, 3, 4, 5, 9, 16, 17})
     for (int n : {1, 3, 4, 7, 8, 9, 13, 33, 70})
-      for (int k : {1, 2, 5, 16, 67}) {
+      for (int k : {1, 2, 5, 16, 67, 600}) {  // 600: three chunks of kGemmKc
         const int lda = k + 3, ldb = n + 5, ldc = n + 2;
         auto a = Random(static_cast<size_t>(m) * lda, seed++);
         auto b = Random(static_cast<size_t>(k) * ldb + 8, seed++);
@@ -45,6 +45,8 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
         PackLhs(a.data(), m, k, lda, packed.data());
         GemmEpilogue ep;
         ep.bias = (m + n) % 2 ? bias.data() : nullptr;
+        const auto addend = Random(static_cast<size_t>(m) * ldc, seed++);
+        ep.addend = (m + k) % 3 == 0 ? addend.data() : nullptr;
         ep.min = (n % 3 == 0) ? -0.25f : ep.min;
         ep.max = (n % 3 == 0) ? 0.5f : ep.max;
         std::vector<float> packed_b(PackedRhsSize(k, n), NAN);
@@ -58,6 +60,7 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
           for (int j = 0; j < n; ++j) {
             float acc = ep.bias ? ep.bias[i] : 0.f;
             for (int kk = 0; kk < k; ++kk) acc += a[i * lda + kk] * b[kk * ldb + j];
+            if (ep.addend) acc += ep.addend[i * ldc + j];
             want[i * ldc + j] = std::min(std::max(acc, ep.min), ep.max);
           }
         const std::string shape =
