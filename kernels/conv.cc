@@ -19,6 +19,7 @@
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/im2col.h"
+#include "kernels/simd/winograd.h"
 
 namespace webnx {
 namespace {
@@ -166,6 +167,7 @@ class ConvKernel : public Kernel {
   // the GEMM's left matrix, or keeps them for the depthwise kernel.
   Status PlanSimd(PlanContext& ctx) {
     simd_ = false;
+    winograd_ = false;
     packed_ = Tensor();
     bias_.clear();
     const Tensor* w = ctx.constant(1);
@@ -192,6 +194,10 @@ class ConvKernel : public Kernel {
                                    dw_scratch_.ptr<float>() + slot * dw_scratch_floats_);
       return Status::Ok();
     }
+    if (PlanWinograd(w)) {
+      return Tensor::AllocateUninitialized(
+          DType::kFloat32, {winograd_scratch_floats_ * ctx.threads()}, &rhs_panels_);
+    }
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
@@ -208,10 +214,61 @@ class ConvKernel : public Kernel {
                                          &rhs_panels_);
   }
 
+  // 3x3, stride 1, one group, enough channels for the transforms to pay: Winograd F(2x2, 3x3)
+  // with its transformed weights in packed_.
+  bool PlanWinograd(const Tensor* w) {
+    winograd_ = false;
+    const nn::WindowAxis& ah = axes_[1];
+    const nn::WindowAxis& aw = axes_[2];
+    const bool three = ah.kernel == 3 && aw.kernel == 3 && ah.stride == 1 && aw.stride == 1 &&
+                       ah.dilation == 1 && aw.dilation == 1;
+    if (path_ != ConvPath::kIm2Col || !three || groups_ != 1 || group_in_ < 16 || group_out_ < 16 ||
+        ah.pad_begin > 2 || aw.pad_begin > 2) {
+      return false;
+    }
+    winograd_shape_ = simd::WinogradShape{
+        static_cast<int>(group_in_),    static_cast<int>(group_out_),  static_cast<int>(ah.in),
+        static_cast<int>(aw.in),        static_cast<int>(ah.out),      static_cast<int>(aw.out),
+        static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
+    if (!Tensor::AllocateUninitialized(
+             DType::kFloat32, {static_cast<int64_t>(simd::WinogradWeightFloats(winograd_shape_))},
+             &packed_)
+             .ok()) {
+      return false;  // the im2col path needs less memory
+    }
+    simd::WinogradPackWeights(winograd_shape_, w->ptr<float>(), packed_.ptr<float>());
+    winograd_scratch_floats_ = static_cast<int64_t>(simd::WinogradScratchFloats(winograd_shape_));
+    col_ = Tensor();
+    winograd_ = true;
+    return true;
+  }
+
+  void RunWinograd(const RunContext& ctx, const float* x, const float* bias, const float* addend,
+                   float* y) {
+    const int tiles = simd::WinogradTiles(winograd_shape_);
+    const int64_t blocks =
+        (tiles + simd::kWinogradTilesPerBlock - 1) / simd::kWinogradTilesPerBlock;
+    ctx.ParallelFor(batch_ * blocks, [&](int64_t task, int slot) {
+      const int64_t image = task / blocks;
+      const int first = static_cast<int>(task % blocks) * simd::kWinogradTilesPerBlock;
+      simd::GemmEpilogue ep;
+      ep.bias = bias;
+      ep.min = clamp_lo_;
+      ep.max = clamp_hi_;
+      ep.addend = addend ? addend + image * out_channels_ * out_plane_ : nullptr;
+      simd::WinogradBlock(winograd_shape_, x + image * in_channels_ * in_plane_,
+                          packed_.ptr<float>(), first,
+                          std::min(simd::kWinogradTilesPerBlock, tiles - first), ep,
+                          y + image * out_channels_ * out_plane_,
+                          rhs_panels_.ptr<float>() + slot * winograd_scratch_floats_);
+    });
+  }
+
   // Work is split into tasks over (image, group, column block, row chunk) for the GEMM paths
   // and (image, channel) for depthwise; each task writes its own outputs with its own scratch.
   void RunSimd(const RunContext& ctx, const float* x, const float* bias, const float* addend,
                float* y) {
+    if (winograd_) return RunWinograd(ctx, x, bias, addend, y);
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const int64_t images = batch_ * groups_;
     if (path_ == ConvPath::kDirect) {
@@ -499,7 +556,10 @@ class ConvKernel : public Kernel {
   simd::DepthwiseShape depthwise_{};
   Tensor dw_scratch_;  // per thread: a zero-padded copy of one plane for the depthwise kernel
   int64_t dw_scratch_floats_ = 0;
-  int64_t panel_floats_ = 0;                          // rhs_panels_ floats per thread
+  int64_t panel_floats_ = 0;  // rhs_panels_ floats per thread
+  bool winograd_ = false;  // 3x3 stride 1: F(2x2, 3x3), weights in packed_, scratch in rhs_panels_
+  simd::WinogradShape winograd_shape_{};
+  int64_t winograd_scratch_floats_ = 0;
   float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
 };
 

@@ -163,6 +163,27 @@ TEST(Conv, RandomCasesMatchNaive) {
   }
 }
 
+// 3x3 stride 1 with >= 16 channels each way takes Winograd F(2x2, 3x3) when W is constant:
+// odd and even sizes (partial tiles), pads 0-2 on either side, rows of tiles wider and
+// narrower than the 4-tile vector path, batch > 1, several tile blocks.
+TEST(Conv, WinogradCasesMatchNaive) {
+  const std::vector<ConvCase> cases = {
+      {2, 16, 16, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+      {1, 17, 19, 1, {14, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+      {1, 16, 24, 1, {23, 30}, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false},
+      {2, 20, 16, 1, {12, 21}, {3, 3}, {1, 1}, {1, 1}, {2, 0, 1, 2}, true},
+      {1, 32, 18, 1, {3, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 2, 1, 1}, true},
+  };
+  uint32_t seed = 101;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (bool constant : {false, true}) {
+      SCOPED_TRACE("winograd case " + std::to_string(i) + (constant ? " (constant W)" : ""));
+      CheckCase(cases[i], seed, constant);
+      seed += 3;
+    }
+  }
+}
+
 TEST(Conv, KernelShapeInferredFromWeights) {
   Tensor x = RandomFloat({1, 2, 6, 6}, 1);
   Tensor w = RandomFloat({3, 2, 3, 2}, 2);

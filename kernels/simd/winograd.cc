@@ -1,0 +1,232 @@
+#include "kernels/simd/winograd.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/simd/vec.h"
+
+namespace webnx::simd {
+namespace {
+
+constexpr int kT = kWinogradTilesPerBlock;
+
+// Strides of the scratch: 16 packed right-hand matrices V (Cin x tiles), then 16 products M
+// (Cout x tiles, kT floats per row).
+size_t VStride(const WinogradShape& s) {
+  return PackedRhsSize(s.in_channels, kT);
+}
+size_t MStride(const WinogradShape& s) {
+  return static_cast<size_t>(s.out_channels) * kT;
+}
+size_t UStride(const WinogradShape& s) {
+  return PackedLhsSize(s.out_channels, s.in_channels);
+}
+
+// B^T d B for one 4x4 patch, B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]. Works on floats
+// or on f32x4 lanes holding four tiles.
+template <typename T, typename AddFn, typename SubFn>
+inline void InputTransform(const T (&d)[4][4], T (&v)[16], AddFn add, SubFn sub) {
+  T t[4][4];
+  for (int q = 0; q < 4; ++q) {
+    t[0][q] = sub(d[0][q], d[2][q]);
+    t[1][q] = add(d[1][q], d[2][q]);
+    t[2][q] = sub(d[2][q], d[1][q]);
+    t[3][q] = sub(d[1][q], d[3][q]);
+  }
+  for (int r = 0; r < 4; ++r) {
+    v[r * 4 + 0] = sub(t[r][0], t[r][2]);
+    v[r * 4 + 1] = add(t[r][1], t[r][2]);
+    v[r * 4 + 2] = sub(t[r][2], t[r][1]);
+    v[r * 4 + 3] = sub(t[r][1], t[r][3]);
+  }
+}
+
+// A^T m A for one tile's 16 products, A^T = [1 1 1 0; 0 1 -1 -1]: the 2x2 outputs.
+template <typename T, typename AddFn, typename SubFn>
+inline void OutputTransform(const T (&m)[16], T (&y)[2][2], AddFn add, SubFn sub) {
+  T r0[4], r1[4];
+  for (int q = 0; q < 4; ++q) {
+    r0[q] = add(add(m[q], m[4 + q]), m[8 + q]);
+    r1[q] = sub(sub(m[4 + q], m[8 + q]), m[12 + q]);
+  }
+  y[0][0] = add(add(r0[0], r0[1]), r0[2]);
+  y[0][1] = sub(sub(r0[1], r0[2]), r0[3]);
+  y[1][0] = add(add(r1[0], r1[1]), r1[2]);
+  y[1][1] = sub(sub(r1[1], r1[2]), r1[3]);
+}
+
+const auto kAddF = [](float a, float b) { return a + b; };
+const auto kSubF = [](float a, float b) { return a - b; };
+const auto kAddV = [](f32x4 a, f32x4 b) { return Add(a, b); };
+const auto kSubV = [](f32x4 a, f32x4 b) { return Sub(a, b); };
+
+struct TileGrid {
+  int tiles_w;
+  int Row(int tile) const { return tile / tiles_w; }
+  int Col(int tile) const { return tile % tiles_w; }
+};
+
+// Transformed patches of tiles [first, first + count) into the 16 packed V matrices: element
+// (channel c, tile t) of each sits at panel t / 8, row c, lane t % 8.
+void TransformInputs(const WinogradShape& s, const float* x, int first, int count, float* v) {
+  const TileGrid grid{(s.out_w + 1) / 2};
+  const size_t v_stride = VStride(s);
+  const size_t plane = static_cast<size_t>(s.in_h) * s.in_w;
+  const int cin = s.in_channels;
+  int t = 0;
+  while (t < count) {
+    const int tile = first + t;
+    const int iy0 = grid.Row(tile) * 2 - s.pad_top, ix0 = grid.Col(tile) * 2 - s.pad_left;
+    // Four tiles of one row at lanes 0-3 or 4-7 of a panel, their patches inside the image:
+    // one vector per transformed value (the patches' columns are 10 consecutive floats).
+    const bool four = t % 4 == 0 && t + 4 <= count && grid.Col(tile) + 3 < grid.tiles_w &&
+                      iy0 >= 0 && iy0 + 4 <= s.in_h && ix0 >= 0 && ix0 + 10 <= s.in_w;
+    float* dst = v + static_cast<size_t>(t / kGemmNr) * kGemmNr * cin + t % kGemmNr;
+    if (four) {
+      const float* origin = x + static_cast<size_t>(iy0) * s.in_w + ix0;
+      for (int c = 0; c < cin; ++c, origin += plane) {
+        f32x4 d[4][4];
+        for (int r = 0; r < 4; ++r) {
+          const float* row = origin + static_cast<size_t>(r) * s.in_w;
+          const f32x4 a = Load(row), b = Load(row + 4), e = Load(row + 6);
+          // Column q of the four patches: row[2k + q] for tiles k = 0..3.
+          d[r][0] = Evens(a, b);
+          d[r][1] = Odds(a, b);
+          d[r][2] = Evens(Load(row + 2), e);
+          d[r][3] = Odds(Load(row + 2), e);
+        }
+        f32x4 vt[16];
+        InputTransform(d, vt, kAddV, kSubV);
+        float* out = dst + static_cast<size_t>(c) * kGemmNr;
+        for (int xi = 0; xi < 16; ++xi) Store(out + xi * v_stride, vt[xi]);
+      }
+      t += 4;
+      continue;
+    }
+    for (int c = 0; c < cin; ++c) {
+      const float* xc = x + c * plane;
+      float d[4][4];
+      for (int r = 0; r < 4; ++r)
+        for (int q = 0; q < 4; ++q) {
+          const int iy = iy0 + r, ix = ix0 + q;
+          d[r][q] = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w ? xc[iy * s.in_w + ix] : 0.f;
+        }
+      float vt[16];
+      InputTransform(d, vt, kAddF, kSubF);
+      float* out = dst + static_cast<size_t>(c) * kGemmNr;
+      for (int xi = 0; xi < 16; ++xi) out[xi * v_stride] = vt[xi];
+    }
+    ++t;
+  }
+}
+
+inline float Finish(float v, int co, int oy, int ox, const WinogradShape& s,
+                    const GemmEpilogue& ep) {
+  if (ep.bias) v += ep.bias[co];
+  if (ep.addend) v += ep.addend[(static_cast<size_t>(co) * s.out_h + oy) * s.out_w + ox];
+  return std::min(std::max(v, ep.min), ep.max);
+}
+
+// Outputs of tiles [first, first + count) from the 16 products.
+void TransformOutputs(const WinogradShape& s, const float* m, int first, int count,
+                      const GemmEpilogue& ep, float* y) {
+  const TileGrid grid{(s.out_w + 1) / 2};
+  const size_t m_stride = MStride(s);
+  const f32x4 lo = Splat(ep.min), hi = Splat(ep.max);
+  for (int co = 0; co < s.out_channels; ++co) {
+    const float* mc = m + static_cast<size_t>(co) * kT;
+    float* yc = y + static_cast<size_t>(co) * s.out_h * s.out_w;
+    const float* ac = ep.addend ? ep.addend + static_cast<size_t>(co) * s.out_h * s.out_w : nullptr;
+    const f32x4 bias = Splat(ep.bias ? ep.bias[co] : 0.f);
+    int t = 0;
+    while (t < count) {
+      const int tile = first + t;
+      const int oy = grid.Row(tile) * 2, ox = grid.Col(tile) * 2;
+      // Four tiles of one row whose 8 x 2 outputs all exist: vectors over the tiles.
+      if (t + 4 <= count && grid.Col(tile) + 3 < grid.tiles_w && oy + 2 <= s.out_h &&
+          ox + 8 <= s.out_w) {
+        f32x4 mv[16];
+        for (int xi = 0; xi < 16; ++xi) mv[xi] = Load(mc + xi * m_stride + t);
+        f32x4 yv[2][2];
+        OutputTransform(mv, yv, kAddV, kSubV);
+        for (int r = 0; r < 2; ++r) {
+          const size_t at = static_cast<size_t>(oy + r) * s.out_w + ox;
+          // Tile k's outputs are columns 2k and 2k + 1: interleave the two vectors.
+          f32x4 lo4 = Add(wasm_i32x4_shuffle(yv[r][0], yv[r][1], 0, 4, 1, 5), bias);
+          f32x4 hi4 = Add(wasm_i32x4_shuffle(yv[r][0], yv[r][1], 2, 6, 3, 7), bias);
+          if (ac) {
+            lo4 = Add(lo4, Load(ac + at));
+            hi4 = Add(hi4, Load(ac + at + 4));
+          }
+          Store(yc + at, Clamp(lo4, lo, hi));
+          Store(yc + at + 4, Clamp(hi4, lo, hi));
+        }
+        t += 4;
+        continue;
+      }
+      float mt[16];
+      for (int xi = 0; xi < 16; ++xi) mt[xi] = mc[xi * m_stride + t];
+      float yt[2][2];
+      OutputTransform(mt, yt, kAddF, kSubF);
+      for (int r = 0; r < 2 && oy + r < s.out_h; ++r)
+        for (int q = 0; q < 2 && ox + q < s.out_w; ++q)
+          yc[(oy + r) * s.out_w + ox + q] = Finish(yt[r][q], co, oy + r, ox + q, s, ep);
+      ++t;
+    }
+  }
+}
+
+}  // namespace
+
+int WinogradTiles(const WinogradShape& s) {
+  return ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
+}
+
+size_t WinogradWeightFloats(const WinogradShape& s) {
+  return 16 * UStride(s);
+}
+
+void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed) {
+  const int cout = s.out_channels, cin = s.in_channels;
+  // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], as 16 [Cout x Cin] matrices.
+  std::vector<float> u(static_cast<size_t>(16) * cout * cin);
+  for (int co = 0; co < cout; ++co)
+    for (int ci = 0; ci < cin; ++ci) {
+      const float* g = w + (static_cast<size_t>(co) * cin + ci) * 9;
+      float gg[4][3];
+      for (int q = 0; q < 3; ++q) {
+        gg[0][q] = g[q];
+        gg[1][q] = 0.5f * (g[q] + g[3 + q] + g[6 + q]);
+        gg[2][q] = 0.5f * (g[q] - g[3 + q] + g[6 + q]);
+        gg[3][q] = g[6 + q];
+      }
+      for (int r = 0; r < 4; ++r) {
+        const float row[4] = {gg[r][0], 0.5f * (gg[r][0] + gg[r][1] + gg[r][2]),
+                              0.5f * (gg[r][0] - gg[r][1] + gg[r][2]), gg[r][2]};
+        for (int q = 0; q < 4; ++q)
+          u[(static_cast<size_t>(r * 4 + q) * cout + co) * cin + ci] = row[q];
+      }
+    }
+  for (int xi = 0; xi < 16; ++xi)
+    PackLhs(u.data() + static_cast<size_t>(xi) * cout * cin, cout, cin, cin,
+            packed + xi * UStride(s));
+}
+
+size_t WinogradScratchFloats(const WinogradShape& s) {
+  return 16 * (VStride(s) + MStride(s));
+}
+
+void WinogradBlock(const WinogradShape& s, const float* x, const float* packed_weights, int first,
+                   int count, const GemmEpilogue& epilogue, float* y, float* scratch) {
+  float* v = scratch;
+  float* m = scratch + 16 * VStride(s);
+  TransformInputs(s, x, first, count, v);
+  const GemmEpilogue none;
+  for (int xi = 0; xi < 16; ++xi) {
+    GemmPacked(s.out_channels, count, s.in_channels, packed_weights + xi * UStride(s),
+               v + xi * VStride(s), m + xi * MStride(s), kT, none);
+  }
+  TransformOutputs(s, m, first, count, epilogue, y);
+}
+
+}  // namespace webnx::simd

@@ -1,0 +1,42 @@
+// Winograd F(2x2, 3x3) for 3x3 convolutions with stride 1 and no dilation (NCHW, one group):
+// each 2x2 block of outputs ("tile") comes from a 4x4 input patch through 16 elementwise
+// products of transformed values, 16 multiplies where the direct form needs 36. Across
+// channels those products are 16 GEMMs [Cout x Cin] x [Cin x tiles] on the packed microkernel,
+// so a 3x3 conv costs 16/36 of its im2col GEMM plus the transforms.
+//
+// The transforms use only 0, +-1 and +-1/2, so results stay within a few ulps of the direct
+// sum's scale (tested against the scalar conv).
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/simd/gemm.h"
+
+namespace webnx::simd {
+
+struct WinogradShape {
+  int in_channels, out_channels;
+  int in_h, in_w, out_h, out_w;
+  int pad_top, pad_left;
+};
+
+constexpr int kWinogradTilesPerBlock = 32;  // tiles (output 2x2 blocks) per GEMM block
+
+// Output tiles of one image: ceil(out_h / 2) x ceil(out_w / 2).
+int WinogradTiles(const WinogradShape& s);
+
+// Floats for the transformed weights: 16 packed [Cout x Cin] matrices.
+size_t WinogradWeightFloats(const WinogradShape& s);
+// w is [Cout][Cin][3][3].
+void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed);
+
+// Floats of scratch one call of WinogradBlock needs.
+size_t WinogradScratchFloats(const WinogradShape& s);
+
+// Tiles [first, first + count) (row-major over the tile grid, count <= kWinogradTilesPerBlock)
+// of one image: x is [Cin, in_h, in_w], y is [Cout, out_h, out_w]. The epilogue's bias, clamp
+// and addend (laid out like y) apply as in GemmPacked.
+void WinogradBlock(const WinogradShape& s, const float* x, const float* packed_weights, int first,
+                   int count, const GemmEpilogue& epilogue, float* y, float* scratch);
+
+}  // namespace webnx::simd
