@@ -191,7 +191,11 @@ class TransposeKernel final : public Kernel {
     for (int64_t o = 0; o < numel_; o += inner) {
       const Bits* src = in + in_offset;
       Bits* dst = out + o;
-      for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * inner_stride];
+      if (inner_stride == 1) {  // whole rows move (ShuffleNet's channel shuffle moves planes)
+        std::memcpy(dst, src, static_cast<size_t>(inner) * sizeof(Bits));
+      } else {
+        for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * inner_stride];
+      }
       for (int64_t d = rank - 2; d >= 0; --d) {
         if (++counter_[d] < out_dims_[d]) {
           in_offset += out_in_strides_[d];
