@@ -32,7 +32,7 @@ int ThreadPool::MaxThreads() {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+    stopping_.store(true);
   }
   wake_.notify_all();
   for (auto& t : workers_) t.join();
@@ -44,18 +44,26 @@ void ThreadPool::EnsureWorkers(int count) {
   }
 }
 
-void ThreadPool::Work(int slot, uint64_t generation) {
+// Spins this many checks before parking: about 0.1 ms, long enough to span the gap between
+// two steps of a run, short enough that an idle pool costs nothing.
+constexpr int kSpinChecks = 200000;
+
+template <typename Ready>
+bool SpinUntil(Ready ready) {
+  for (int i = 0; i < kSpinChecks; ++i)
+    if (ready()) return true;
+  return false;
+}
+
+void ThreadPool::Work(int slot) {
   for (;;) {
-    int64_t task;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      // A worker late for its job must not take tasks of the next one.
-      if (generation_ != generation || next_task_ >= tasks_) return;
-      task = next_task_++;
-    }
+    const int64_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
+    if (task >= tasks_) return;
     (*fn_)(task, slot);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (++finished_ == tasks_) done_.notify_all();
+    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == tasks_) {
+      std::lock_guard<std::mutex> lock(mutex_);  // the caller may be parked on done_
+      done_.notify_all();
+    }
   }
 }
 
@@ -63,17 +71,24 @@ void ThreadPool::WorkerLoop() {
   in_task = true;
   uint64_t seen = 0;
   for (;;) {
+    SpinUntil([&] {
+      return stopping_.load(std::memory_order_relaxed) ||
+             generation_.load(std::memory_order_acquire) != seen;
+    });
     int slot;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      // Parked here (no spinning) until a job that wants another participant arrives.
-      wake_.wait(lock,
-                 [&] { return stopping_ || (generation_ != seen && joined_ < participants_); });
+      // Parked here until a job that wants another participant arrives.
+      wake_.wait(lock, [&] {
+        return stopping_ || (generation_.load() != seen && joined_ < participants_);
+      });
       if (stopping_) return;
-      seen = generation_;
+      seen = generation_.load();
       slot = ++joined_;  // 1..participants: indexes the job's per-thread scratch
+      active_.fetch_add(1);
     }
-    Work(slot, seen);
+    Work(slot);
+    active_.fetch_sub(1, std::memory_order_release);
   }
 }
 
@@ -95,19 +110,29 @@ void ThreadPool::Run(int threads, int64_t tasks, const TaskFn& fn) {
   EnsureWorkers(helpers);
   fn_ = &fn;
   tasks_ = tasks;
-  next_task_ = 0;
-  finished_ = 0;
+  next_task_.store(0);
+  finished_.store(0);
   participants_ = helpers;
   joined_ = 0;
-  const uint64_t generation = ++generation_;
+  generation_.fetch_add(1, std::memory_order_release);
   lock.unlock();
   wake_.notify_all();
   in_task = true;
-  Work(0, generation);
+  Work(0);
   in_task = false;
+  const auto all_done = [&] { return finished_.load(std::memory_order_acquire) == tasks_; };
+  if (!SpinUntil(all_done)) {
+    lock.lock();
+    done_.wait(lock, all_done);
+    lock.unlock();
+  }
   lock.lock();
-  done_.wait(lock, [&] { return finished_ == tasks_; });
-  participants_ = 0;
+  participants_ = 0;  // no one joins from here on
+  lock.unlock();
+  // A worker that joined late finds no task left and leaves at once.
+  while (active_.load(std::memory_order_acquire) != 0) {
+  }
+  lock.lock();
   fn_ = nullptr;
   busy_ = false;
 }
