@@ -11,6 +11,7 @@
 #include "kernels/broadcast.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/arith.h"
 
 namespace webnx {
 namespace {
@@ -199,6 +200,102 @@ struct XorOp : BoolOnly {
   bool operator()(bool a, bool b) const { return a != b; }
 };
 
+// The float ops with a SIMD path for same-shape and per-plane operands (kernels/simd/arith.h).
+template <typename Op>
+struct FloatArith {
+  static constexpr bool kHas = false;
+  static constexpr simd::ArithOp kOp = simd::ArithOp::kAdd;
+};
+template <>
+struct FloatArith<AddOp> {
+  static constexpr bool kHas = true;
+  static constexpr simd::ArithOp kOp = simd::ArithOp::kAdd;
+};
+template <>
+struct FloatArith<SubOp> {
+  static constexpr bool kHas = true;
+  static constexpr simd::ArithOp kOp = simd::ArithOp::kSub;
+};
+template <>
+struct FloatArith<MulOp> {
+  static constexpr bool kHas = true;
+  static constexpr simd::ArithOp kOp = simd::ArithOp::kMul;
+};
+template <>
+struct FloatArith<DivOp> {
+  static constexpr bool kHas = true;
+  static constexpr simd::ArithOp kOp = simd::ArithOp::kDiv;
+};
+
+// Elements per task of the SIMD paths.
+constexpr int64_t kArithChunk = 16384;
+
+// Float operands of one shape, or one full and the other one value per run of `inner`
+// trailing elements (a per-channel scale [1, C, 1, 1], a scalar): the SIMD paths. One class
+// for the four ops keeps the download small.
+class ArithFastPath {
+ public:
+  bool active() const { return kind_ != Kind::kNone; }
+
+  void Plan(simd::ArithOp op, const Shape& a, const Shape& b, const Shape& out) {
+    kind_ = Kind::kNone;
+    op_ = op;
+    if (!ShapeNumel(out, &numel_) || numel_ == 0) return;
+    if (a == out && b == out) {
+      kind_ = Kind::kSame;
+      return;
+    }
+    const bool a_full = a == out;
+    if (!a_full && b != out) return;
+    const Shape& small = a_full ? b : a;
+    if (small.size() > out.size()) return;
+    Shape padded(out.size() - small.size(), 1);
+    padded.insert(padded.end(), small.begin(), small.end());
+    int64_t last = -1;  // last axis where the small operand varies
+    for (size_t i = 0; i < padded.size(); ++i)
+      if (padded[i] != 1) last = static_cast<int64_t>(i);
+    inner_ = 1;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (static_cast<int64_t>(i) <= last) {
+        if (padded[i] != out[i]) return;  // a broadcast in the leading axes: the walker
+      } else {
+        inner_ *= out[i];
+      }
+    }
+    small_is_b_ = a_full;
+    kind_ = Kind::kPlanes;
+  }
+
+  void Run(const RunContext& ctx, const float* a, const float* b, float* y) const {
+    if (kind_ == Kind::kSame) {
+      const int64_t tasks = (numel_ + kArithChunk - 1) / kArithChunk;
+      ctx.ParallelFor(tasks, [&](int64_t t, int) {
+        const int64_t at = t * kArithChunk, n = std::min(kArithChunk, numel_ - at);
+        simd::ArithSame(op_, a + at, b + at, y + at, n);
+      });
+      return;
+    }
+    const float* full = small_is_b_ ? a : b;
+    const float* small = small_is_b_ ? b : a;
+    const int64_t runs = numel_ / inner_;
+    const int64_t per_task = std::max<int64_t>(1, kArithChunk / inner_);
+    ctx.ParallelFor((runs + per_task - 1) / per_task, [&](int64_t t, int) {
+      const int64_t end = std::min(runs, (t + 1) * per_task);
+      for (int64_t r = t * per_task; r < end; ++r) {
+        simd::ArithScalar(op_, full + r * inner_, small[r], !small_is_b_, y + r * inner_, inner_);
+      }
+    });
+  }
+
+ private:
+  enum class Kind { kNone, kSame, kPlanes };
+  Kind kind_ = Kind::kNone;
+  simd::ArithOp op_ = simd::ArithOp::kAdd;
+  int64_t numel_ = 0;
+  int64_t inner_ = 1;        // kPlanes: elements sharing one value of the small operand
+  bool small_is_b_ = false;  // kPlanes: which operand is the small one
+};
+
 // The allowed input dtypes of an op at a since-version.
 using TypeSetForVersion = TypeSet (*)(int since_version);
 
@@ -217,6 +314,10 @@ class BinaryKernel final : public Kernel {
     walker_.Init(out, {ctx.shape(0), ctx.shape(1)});
     dtype_ = ctx.dtype(0);
     ctx.SetOutput(0, kOutputsBool ? DType::kBool : dtype_, out);
+    if constexpr (FloatArith<Op>::kHas && !kOutputsBool) {
+      if (dtype_ == DType::kFloat32)
+        fast_.Plan(FloatArith<Op>::kOp, ctx.shape(0), ctx.shape(1), out);
+    }
     return Status::Ok();
   }
 
@@ -226,6 +327,12 @@ class BinaryKernel final : public Kernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& out = ctx.output(0);
+    if constexpr (FloatArith<Op>::kHas && !kOutputsBool) {
+      if (fast_.active()) {
+        fast_.Run(ctx, a.ptr<float>(), b.ptr<float>(), out.ptr<float>());
+        return Status::Ok();
+      }
+    }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, bool> ? Op::kTakesBool : Op::kTakesNumbers) {
@@ -240,6 +347,7 @@ class BinaryKernel final : public Kernel {
   TypeSetForVersion types_;
   DType dtype_ = DType::kUndefined;
   BroadcastWalker walker_;
+  ArithFastPath fast_;
 };
 
 template <typename Op, bool kOutputsBool = false>

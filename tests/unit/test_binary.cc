@@ -167,6 +167,40 @@ TEST(BinaryArithmetic, OddShapesAndTails) {
   EXPECT_EQ(empty.shape, (Shape{0, 3}));
 }
 
+// Shapes that take the SIMD paths (same shape; one value per channel plane or a scalar, on
+// either side) and their neighbours that do not (a broadcast in the leading axes).
+TEST(BinaryArithmetic, SimdPathsMatchNaiveLoops) {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{3, 50, 37}, {3, 50, 37}},
+      {{1, 13, 9, 11}, {1, 13, 1, 1}},
+      {{1, 13, 1, 1}, {1, 13, 9, 11}},
+      {{2, 13, 9, 11}, {2, 13, 1, 1}},
+      {{2, 13, 9, 11}, {13, 1, 1}},
+      {{5, 1031}, {}},
+      {{1}, {4, 6, 7}},
+      {{2, 3, 129}, {2, 3, 1}},
+  };
+  const std::vector<std::pair<std::string, std::function<float(float, float)>>> ops = {
+      {"Add", [](float a, float b) { return a + b; }},
+      {"Sub", [](float a, float b) { return a - b; }},
+      {"Mul", [](float a, float b) { return a * b; }},
+      {"Div", [](float a, float b) { return a / b; }},
+  };
+  int seed = 1;
+  for (const auto& [sa, sb] : cases) {
+    Tensor a = RandomFloat(sa, seed++);
+    Tensor b = RandomFloat(sb, seed++, 0.5f, 2.f);
+    for (const auto& [name, fn] : ops) {
+      Tensor y = RunOk(name, 14, {a, b});
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        ASSERT_EQ(y.ptr<float>()[i], fn(a.ptr<float>()[SourceIndex(y.shape, a.shape, i)],
+                                        b.ptr<float>()[SourceIndex(y.shape, b.shape, i)]))
+            << name << " " << ShapeToString(sa) << " " << ShapeToString(sb) << " at " << i;
+      }
+    }
+  }
+}
+
 TEST(BinaryErrors, IncompatibleBroadcastIsShapeMismatch) {
   Status s = RunStatus("Add", 14, {RandomFloat({2, 3}, 1), RandomFloat({4, 3}, 2)});
   EXPECT_EQ(s.code(), ErrorCode::kShapeMismatch);
