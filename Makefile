@@ -74,7 +74,8 @@ test-sanitizers: setup
 	  -DWEBNX_SANITIZE=ON
 	cmake --build $(ASAN) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
-	ASAN_OPTIONS=detect_leaks=1 $(ASAN)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt | tail -1
+	set -o pipefail; ASAN_OPTIONS=detect_leaks=1 $(ASAN)/webnx_conformance $(NODE_TESTS) \
+	  --skip tests/conformance/skip.txt | tail -1
 
 # The gtest suite again, compiled to wasm and run under Node.
 test-wasm-units: wasm

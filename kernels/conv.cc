@@ -272,12 +272,21 @@ class ConvKernel : public Kernel {
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const int64_t images = batch_ * groups_;
     if (path_ == ConvPath::kDirect) {
-      ctx.ParallelFor(images, [&](int64_t task, int slot) {
-        const int64_t g = task % groups_;
-        const float* xg = x + task * in_plane_;  // one input and one output channel per group
-        simd::DepthwisePlane(depthwise_, xg, weights_for_depthwise_ + g * kernel_size_,
-                             bias ? bias[g] : 0.f, y + task * out_plane_, clamp_lo_, clamp_hi_,
-                             dw_scratch_.ptr<float>() + slot * dw_scratch_floats_);
+      // Runs of consecutive planes per task (up to about 16K outputs, at least 4 tasks per
+      // thread): small late-layer planes share cache lines, which threads taking alternate
+      // planes would pass back and forth.
+      const int64_t balanced = (images + 4 * ctx.threads() - 1) / (4 * ctx.threads());
+      const int64_t per_task =
+          std::max<int64_t>(1, std::min(balanced, 16384 / std::max<int64_t>(out_plane_, 1)));
+      ctx.ParallelFor((images + per_task - 1) / per_task, [&](int64_t task, int slot) {
+        const int64_t end = std::min(images, (task + 1) * per_task);
+        for (int64_t plane = task * per_task; plane < end; ++plane) {
+          const int64_t g = plane % groups_;
+          const float* xg = x + plane * in_plane_;  // one input and one output channel per group
+          simd::DepthwisePlane(depthwise_, xg, weights_for_depthwise_ + g * kernel_size_,
+                               bias ? bias[g] : 0.f, y + plane * out_plane_, clamp_lo_, clamp_hi_,
+                               dw_scratch_.ptr<float>() + slot * dw_scratch_floats_);
+        }
       });
       return;
     }
