@@ -2,21 +2,8 @@
 // dims bound with --dim N=4), or tensors read from .npy, .json or raw .bin files.
 import { readFile } from 'node:fs/promises';
 import { WebnxError } from './errors.mjs';
+import { seededFloats } from './seeded-floats.mjs';
 import { DTYPES, Tensor } from './tensor.mjs';
-
-// Deterministic uniform floats in [-1, 1) (mulberry32), as the tests and the demo pages use.
-export function seededFloats(count, seed) {
-  let a = seed >>> 0;
-  const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  }
-  return out;
-}
 
 // Concrete dims: named dims from `bindings`, else 224 for the sides of a rank-4 input, else 1.
 export function concreteDims(meta, bindings = {}) {

@@ -1,7 +1,7 @@
 // webnx beside onnxruntime-web on the zoo models, in one page, same input, alternating runs.
 // URL parameters: ?models=a,b&runs=10&warmup=2&autorun=1
 import { InferenceSession, Tensor } from '../js/index.mjs';
-import { seededFloats } from './lab-input.mjs';
+import { seededFloats } from '../js/seeded-floats.mjs';
 
 const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
   'efficientnet_b0', 'shufflenet_v2_x1_0'];

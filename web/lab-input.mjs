@@ -1,26 +1,13 @@
 // Inputs for the model lab: seeded random tensors for any input, or an image resized and
 // normalised per a preset into a [N,C,H,W] (or [N,H,W,C]) float tensor.
 import { Tensor } from '../js/index.mjs';
+import { seededFloats } from '../js/seeded-floats.mjs';
 
 export const PRESETS = {
   imagenet: { label: 'ImageNet mean/std', mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] },
   unit: { label: '[0, 1]', mean: [0, 0, 0], std: [1, 1, 1] },
   signed: { label: '[-1, 1]', mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5] },
 };
-
-// Deterministic uniform floats in [-1, 1) (mulberry32), as in tests/node/helpers.mjs.
-export function seededFloats(count, seed) {
-  let a = seed >>> 0;
-  const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  }
-  return out;
-}
 
 // Concrete dims for a model input: symbolic/unknown batch → 1, image sides → 224, others → 1.
 export function concreteDims(meta) {

@@ -9,19 +9,7 @@ export function modelPath(name) {
   return path.join(modelsDir, name);
 }
 
-// Deterministic uniform floats in [-1, 1) (mulberry32), the same in every test and the demo.
-export function seededFloats(count, seed) {
-  let a = seed >>> 0;
-  const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  }
-  return out;
-}
+export { seededFloats } from '../../js/seeded-floats.mjs';
 
 // max |a - b| / max |b|: the error measure the model tests bound (1e-4).
 export function relativeMaxError(actual, expected) {
