@@ -93,6 +93,21 @@ Status RunKernel(const Node& node, Kernel& kernel, std::vector<const Tensor*> in
 
 }  // namespace
 
+namespace {
+
+// The step whose output 0 is `value` when nothing else reads it (a fusion may then change
+// what that step writes), or -1.
+int SoleReaderProducer(const std::string& value,
+                       const std::unordered_map<std::string, int>& readers,
+                       const std::unordered_map<std::string, int>& first_output_of_step) {
+  auto producer = first_output_of_step.find(value);
+  auto count = readers.find(value);
+  const bool sole = count != readers.end() && count->second == 1;
+  return producer != first_output_of_step.end() && sole ? producer->second : -1;
+}
+
+}  // namespace
+
 bool Plan::TryFuseClamp(const Node& node, const Kernel& kernel,
                         const std::vector<PlannedValue>& outputs,
                         const std::unordered_map<std::string, int>& readers,
@@ -100,15 +115,12 @@ bool Plan::TryFuseClamp(const Node& node, const Kernel& kernel,
                         Plan* plan) {
   float lo = 0, hi = 0;
   if (node.inputs.empty() || node.outputs.size() != 1 || !kernel.IsClamp(&lo, &hi)) return false;
-  const std::string& source = node.inputs[0];
-  auto producer = first_output_of_step.find(source);
-  auto count = readers.find(source);
-  if (producer == first_output_of_step.end() || count == readers.end() || count->second != 1) {
-    return false;  // other readers need the unclamped values
-  }
-  const Tensor* produced = plan->steps_[producer->second].outputs[0];
+  // Other readers would need the unclamped values.
+  const int producer = SoleReaderProducer(node.inputs[0], readers, first_output_of_step);
+  if (producer < 0) return false;
+  const Tensor* produced = plan->steps_[producer].outputs[0];
   if (produced->dtype != outputs[0].dtype || produced->shape != outputs[0].shape) return false;
-  return plan->steps_[producer->second].kernel->FuseClamp(lo, hi);
+  return plan->steps_[producer].kernel->FuseClamp(lo, hi);
 }
 
 int Plan::TryFuseSum(const Node& node, const Kernel& kernel,
@@ -126,12 +138,9 @@ int Plan::TryFuseSum(const Node& node, const Kernel& kernel,
   // the time it runs, and its output must have no reader but this sum.
   int best = -1, addend = -1;
   for (int i = 0; i < 2; ++i) {
-    auto producer = first_output_of_step.find(node.inputs[i]);
-    auto count = readers.find(node.inputs[i]);
-    if (producer == first_output_of_step.end() || count == readers.end() || count->second != 1)
-      continue;
-    if (producer->second > best) {
-      best = producer->second;
+    const int producer = SoleReaderProducer(node.inputs[i], readers, first_output_of_step);
+    if (producer > best) {
+      best = producer;
       addend = 1 - i;
     }
   }
@@ -258,9 +267,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       continue;
     }
 
-    if (TryFuseClamp(node, *kernel, out_planned, readers, first_output_of_step, plan.get())) {
-      // The clamp happens in the producer's epilogue: this node's output is that buffer.
-      const std::string& source = node.inputs[0];
+    // A node fused into the step producing `source`: its output is that step's buffer.
+    const auto output_is_buffer_of = [&](const std::string& source) {
       Tensor& slot = plan->values_[node.outputs[0]];
       slot = Tensor::Borrow(out_planned[0].dtype, out_planned[0].shape, nullptr);
       known[node.outputs[0]] = PlannedValue{slot.dtype, slot.shape, nullptr};
@@ -268,6 +276,10 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       buffer_of[node.outputs[0]] = b;
       buffer_tensors[b].push_back(&slot);
       ++plan->stats_.fused_nodes;
+    };
+
+    if (TryFuseClamp(node, *kernel, out_planned, readers, first_output_of_step, plan.get())) {
+      output_is_buffer_of(node.inputs[0]);  // clamped in the producer's epilogue
       continue;
     }
 
@@ -277,18 +289,11 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     if (sum_into >= 0) {
       // The step adds the other input in its epilogue: this node's output is its buffer, and
       // the other input's buffer must live until that step.
-      const std::string& produced = node.inputs[1 - addend_input];
       auto ab = buffer_of.find(node.inputs[addend_input]);
       if (ab != buffer_of.end())
         buffers[ab->second].last_step = std::max(buffers[ab->second].last_step, sum_into);
-      Tensor& slot = plan->values_[node.outputs[0]];
-      slot = Tensor::Borrow(out_planned[0].dtype, out_planned[0].shape, nullptr);
-      known[node.outputs[0]] = PlannedValue{slot.dtype, slot.shape, nullptr};
-      const int b = buffer_of.at(produced);
-      buffer_of[node.outputs[0]] = b;
-      buffer_tensors[b].push_back(&slot);
+      output_is_buffer_of(node.inputs[1 - addend_input]);
       first_output_of_step[node.outputs[0]] = sum_into;  // a clamp after the sum can fuse too
-      ++plan->stats_.fused_nodes;
       continue;
     }
 
