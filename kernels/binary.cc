@@ -202,30 +202,16 @@ struct XorOp : BoolOnly {
 
 // The float ops with a SIMD path for same-shape and per-plane operands (kernels/simd/arith.h).
 template <typename Op>
-struct FloatArith {
-  static constexpr bool kHas = false;
-  static constexpr simd::ArithOp kOp = simd::ArithOp::kAdd;
-};
-template <>
-struct FloatArith<AddOp> {
-  static constexpr bool kHas = true;
-  static constexpr simd::ArithOp kOp = simd::ArithOp::kAdd;
-};
-template <>
-struct FloatArith<SubOp> {
-  static constexpr bool kHas = true;
-  static constexpr simd::ArithOp kOp = simd::ArithOp::kSub;
-};
-template <>
-struct FloatArith<MulOp> {
-  static constexpr bool kHas = true;
-  static constexpr simd::ArithOp kOp = simd::ArithOp::kMul;
-};
-template <>
-struct FloatArith<DivOp> {
-  static constexpr bool kHas = true;
-  static constexpr simd::ArithOp kOp = simd::ArithOp::kDiv;
-};
+constexpr bool kHasFloatArith = std::is_same_v<Op, AddOp> || std::is_same_v<Op, SubOp> ||
+                                std::is_same_v<Op, MulOp> || std::is_same_v<Op, DivOp>;
+
+template <typename Op>
+constexpr simd::ArithOp FloatArithOf() {
+  if constexpr (std::is_same_v<Op, SubOp>) return simd::ArithOp::kSub;
+  if constexpr (std::is_same_v<Op, MulOp>) return simd::ArithOp::kMul;
+  if constexpr (std::is_same_v<Op, DivOp>) return simd::ArithOp::kDiv;
+  return simd::ArithOp::kAdd;
+}
 
 // Elements per task of the SIMD paths.
 constexpr int64_t kArithChunk = 16384;
@@ -314,9 +300,9 @@ class BinaryKernel final : public Kernel {
     walker_.Init(out, {ctx.shape(0), ctx.shape(1)});
     dtype_ = ctx.dtype(0);
     ctx.SetOutput(0, kOutputsBool ? DType::kBool : dtype_, out);
-    if constexpr (FloatArith<Op>::kHas && !kOutputsBool) {
+    if constexpr (kHasFloatArith<Op> && !kOutputsBool) {
       if (dtype_ == DType::kFloat32)
-        fast_.Plan(FloatArith<Op>::kOp, ctx.shape(0), ctx.shape(1), out);
+        fast_.Plan(FloatArithOf<Op>(), ctx.shape(0), ctx.shape(1), out);
     }
     return Status::Ok();
   }
@@ -327,7 +313,7 @@ class BinaryKernel final : public Kernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& out = ctx.output(0);
-    if constexpr (FloatArith<Op>::kHas && !kOutputsBool) {
+    if constexpr (kHasFloatArith<Op> && !kOutputsBool) {
       if (fast_.active()) {
         fast_.Run(ctx, a.ptr<float>(), b.ptr<float>(), out.ptr<float>());
         return Status::Ok();

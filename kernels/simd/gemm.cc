@@ -76,32 +76,14 @@ bool NeedsClamp(const GemmEpilogue& ep) {
          ep.max < std::numeric_limits<float>::infinity();
 }
 
+// Row panels of A against B's 8-column panels: the panel at column j < full starts at
+// b + j * column_step with rows ldb floats apart (packed: column_step k, ldb 8; in place:
+// column_step 1); columns [full, n) come from `tail`, one zero-padded packed panel.
 template <bool kClamp>
-void GemmPackedImpl(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
-                    int ldc, const GemmEpilogue& ep) {
+void GemmImpl(int m, int n, int k, const float* packed_a, const float* b, size_t column_step,
+              int ldb, int full, const float* tail, float* c, int ldc, const GemmEpilogue& ep) {
   const f32x4 lo = Splat(ep.min);
   const f32x4 hi = Splat(ep.max);
-  for (int i = 0; i < m; i += kGemmMr) {
-    const int rows = std::min(kGemmMr, m - i);
-    const float* pa = packed_a + static_cast<size_t>(i) * k;
-    const float* bias = ep.bias ? ep.bias + i : nullptr;
-    float* ci = c + static_cast<size_t>(i) * ldc;
-    const float* ai = ep.addend ? ep.addend + static_cast<size_t>(i) * ldc : nullptr;
-    for (int j = 0; j < n; j += kGemmNr) {
-      const float* pb = packed_b + static_cast<size_t>(j) * k;
-      TileAt<kClamp>(k, pa, pb, kGemmNr, ci + j, ldc, rows, std::min(kGemmNr, n - j), bias,
-                     ai ? ai + j : nullptr, lo, hi);
-    }
-  }
-}
-
-template <bool kClamp>
-void GemmUnpackedImpl(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c,
-                      int ldc, const GemmEpilogue& ep, float* tail_panel) {
-  const f32x4 lo = Splat(ep.min);
-  const f32x4 hi = Splat(ep.max);
-  const int full = n / kGemmNr * kGemmNr;
-  if (full < n) PackRhs(b + full, k, n - full, ldb, tail_panel);
   for (int i = 0; i < m; i += kGemmMr) {
     const int rows = std::min(kGemmMr, m - i);
     const float* pa = packed_a + static_cast<size_t>(i) * k;
@@ -109,11 +91,11 @@ void GemmUnpackedImpl(int m, int n, int k, const float* packed_a, const float* b
     float* ci = c + static_cast<size_t>(i) * ldc;
     const float* ai = ep.addend ? ep.addend + static_cast<size_t>(i) * ldc : nullptr;
     for (int j = 0; j < full; j += kGemmNr) {
-      Tile<2, kClamp>(k, pa, b + j, ldb, ci + j, ldc, rows, kGemmNr, bias, ai ? ai + j : nullptr,
-                      lo, hi);
+      Tile<2, kClamp>(k, pa, b + j * column_step, ldb, ci + j, ldc, rows, kGemmNr, bias,
+                      ai ? ai + j : nullptr, lo, hi);
     }
     if (full < n)
-      TileAt<kClamp>(k, pa, tail_panel, kGemmNr, ci + full, ldc, rows, n - full, bias,
+      TileAt<kClamp>(k, pa, tail, kGemmNr, ci + full, ldc, rows, n - full, bias,
                      ai ? ai + full : nullptr, lo, hi);
   }
 }
@@ -181,15 +163,20 @@ int GemmColumnBlock(int k) {
 
 void GemmPacked(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
                 int ldc, const GemmEpilogue& ep) {
-  if (NeedsClamp(ep)) return GemmPackedImpl<true>(m, n, k, packed_a, packed_b, c, ldc, ep);
-  GemmPackedImpl<false>(m, n, k, packed_a, packed_b, c, ldc, ep);
+  const int full = n / kGemmNr * kGemmNr;
+  const float* tail = packed_b + static_cast<size_t>(full) * k;
+  if (NeedsClamp(ep))
+    return GemmImpl<true>(m, n, k, packed_a, packed_b, k, kGemmNr, full, tail, c, ldc, ep);
+  GemmImpl<false>(m, n, k, packed_a, packed_b, k, kGemmNr, full, tail, c, ldc, ep);
 }
 
 void GemmUnpackedRhs(int m, int n, int k, const float* packed_a, const float* b, int ldb, float* c,
                      int ldc, const GemmEpilogue& ep, float* tail_panel) {
+  const int full = n / kGemmNr * kGemmNr;
+  if (full < n) PackRhs(b + full, k, n - full, ldb, tail_panel);
   if (NeedsClamp(ep))
-    return GemmUnpackedImpl<true>(m, n, k, packed_a, b, ldb, c, ldc, ep, tail_panel);
-  GemmUnpackedImpl<false>(m, n, k, packed_a, b, ldb, c, ldc, ep, tail_panel);
+    return GemmImpl<true>(m, n, k, packed_a, b, 1, ldb, full, tail_panel, c, ldc, ep);
+  GemmImpl<false>(m, n, k, packed_a, b, 1, ldb, full, tail_panel, c, ldc, ep);
 }
 
 void GemmTransposedRhs(int m, int n, int k, const float* x, int ldx, const float* w, int ldw,
