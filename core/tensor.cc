@@ -68,9 +68,18 @@ int64_t Tensor::numel() const {
   return ShapeNumel(shape, &n) ? n : 0;
 }
 
+namespace {
+
+// Storage is a whole number of 64-byte lines, at least one.
+size_t StorageBytes(size_t bytes) {
+  return std::max<size_t>(64, (bytes + 63) / 64 * 64);
+}
+
+}  // namespace
+
 Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
   WEBNX_RETURN_IF_ERROR(AllocateUninitialized(dtype, shape, out));
-  std::memset(out->data, 0, std::max<size_t>(64, (out->nbytes() + 63) / 64 * 64));
+  std::memset(out->data, 0, StorageBytes(out->nbytes()));
   return Status::Ok();
 }
 
@@ -88,8 +97,7 @@ Status Tensor::AllocateUninitialized(DType dtype, const Shape& shape, Tensor* ou
                                                " bytes, limits.maxTensorBytes)");
   }
   size_t bytes = static_cast<size_t>(n) * elem;
-  size_t padded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, padded == 0 ? 64 : padded);
+  void* p = std::aligned_alloc(64, StorageBytes(bytes));
   if (!p) {
     return Status(ErrorCode::kOutOfMemory, "out of memory allocating " + std::to_string(bytes) +
                                                " bytes for shape " + ShapeToString(shape));

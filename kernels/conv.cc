@@ -182,6 +182,13 @@ class ConvKernel : public Kernel {
     simd_ = true;
     weights_for_depthwise_ = w->ptr<float>();  // constants outlive every plan made from them
     if (path_ == ConvPath::kDirect) {
+      // Runs of consecutive planes per task (up to about 16K outputs, at least 4 tasks per
+      // thread): small late-layer planes share cache lines, which threads taking alternate
+      // planes would pass back and forth.
+      const int64_t images = batch_ * groups_;
+      const int64_t balanced = (images + 4 * ctx.threads() - 1) / (4 * ctx.threads());
+      dw_planes_per_task_ =
+          std::max<int64_t>(1, std::min(balanced, 16384 / std::max<int64_t>(out_plane_, 1)));
       depthwise_ = DepthwiseShape();
       const size_t scratch = simd::DepthwiseScratchFloats(depthwise_);
       dw_scratch_ = Tensor();
@@ -208,10 +215,26 @@ class ConvKernel : public Kernel {
     }
     col_ = Tensor();  // the packed path builds its column panels itself
     geometry_ = Geometry();
-    const int block = std::min(simd::GemmColumnBlock(k), static_cast<int>(out_plane_));
+    PlanGemmTasks(k, ctx.threads());
+    const int block = std::min(column_block_, static_cast<int>(out_plane_));
     panel_floats_ = static_cast<int64_t>(simd::PackedRhsSize(k, block));
     return Tensor::AllocateUninitialized(DType::kFloat32, {panel_floats_ * ctx.threads()},
                                          &rhs_panels_);
+  }
+
+  // The GEMM paths' tasks: (image, group, column block, row chunk).
+  void PlanGemmTasks(int k, int threads) {
+    const int64_t images = batch_ * groups_;
+    unpacked_rhs_ = path_ == ConvPath::kPointwise &&
+                    simd::GemmPrefersUnpackedRhs(static_cast<int>(group_out_), k);
+    column_block_ = simd::GemmColumnBlock(k);
+    col_blocks_ = (out_plane_ + column_block_ - 1) / column_block_;
+    // Few column blocks (small late-layer planes): split the output channels too.
+    row_chunks_ = 1;
+    if (threads > 1 && images * col_blocks_ < 2 * threads) {
+      row_chunks_ = std::max<int64_t>(1, std::min<int64_t>((group_out_ + 15) / 16, 2 * threads));
+    }
+    chunk_rows_ = ((group_out_ + row_chunks_ - 1) / row_chunks_ + 3) / 4 * 4;
   }
 
   // 3x3, stride 1, one group, enough channels for the transforms to pay: Winograd F(2x2, 3x3)
@@ -238,6 +261,9 @@ class ConvKernel : public Kernel {
     }
     simd::WinogradPackWeights(winograd_shape_, w->ptr<float>(), packed_.ptr<float>());
     winograd_scratch_floats_ = static_cast<int64_t>(simd::WinogradScratchFloats(winograd_shape_));
+    winograd_tiles_ = simd::WinogradTiles(winograd_shape_);
+    winograd_blocks_ =
+        (winograd_tiles_ + simd::kWinogradTilesPerBlock - 1) / simd::kWinogradTilesPerBlock;
     col_ = Tensor();
     winograd_ = true;
     return true;
@@ -245,12 +271,9 @@ class ConvKernel : public Kernel {
 
   void RunWinograd(const RunContext& ctx, const float* x, const float* bias, const float* addend,
                    float* y) {
-    const int tiles = simd::WinogradTiles(winograd_shape_);
-    const int64_t blocks =
-        (tiles + simd::kWinogradTilesPerBlock - 1) / simd::kWinogradTilesPerBlock;
-    ctx.ParallelFor(batch_ * blocks, [&](int64_t task, int slot) {
-      const int64_t image = task / blocks;
-      const int first = static_cast<int>(task % blocks) * simd::kWinogradTilesPerBlock;
+    ctx.ParallelFor(batch_ * winograd_blocks_, [&](int64_t task, int slot) {
+      const int64_t image = task / winograd_blocks_;
+      const int first = static_cast<int>(task % winograd_blocks_) * simd::kWinogradTilesPerBlock;
       simd::GemmEpilogue ep;
       ep.bias = bias;
       ep.min = clamp_lo_;
@@ -258,7 +281,7 @@ class ConvKernel : public Kernel {
       ep.addend = addend ? addend + image * out_channels_ * out_plane_ : nullptr;
       simd::WinogradBlock(winograd_shape_, x + image * in_channels_ * in_plane_,
                           packed_.ptr<float>(), first,
-                          std::min(simd::kWinogradTilesPerBlock, tiles - first), ep,
+                          std::min(simd::kWinogradTilesPerBlock, winograd_tiles_ - first), ep,
                           y + image * out_channels_ * out_plane_,
                           rhs_panels_.ptr<float>() + slot * winograd_scratch_floats_);
     });
@@ -272,12 +295,7 @@ class ConvKernel : public Kernel {
     const int k = static_cast<int>(group_in_ * kernel_size_);
     const int64_t images = batch_ * groups_;
     if (path_ == ConvPath::kDirect) {
-      // Runs of consecutive planes per task (up to about 16K outputs, at least 4 tasks per
-      // thread): small late-layer planes share cache lines, which threads taking alternate
-      // planes would pass back and forth.
-      const int64_t balanced = (images + 4 * ctx.threads() - 1) / (4 * ctx.threads());
-      const int64_t per_task =
-          std::max<int64_t>(1, std::min(balanced, 16384 / std::max<int64_t>(out_plane_, 1)));
+      const int64_t per_task = dw_planes_per_task_;
       ctx.ParallelFor((images + per_task - 1) / per_task, [&](int64_t task, int slot) {
         const int64_t end = std::min(images, (task + 1) * per_task);
         for (int64_t plane = task * per_task; plane < end; ++plane) {
@@ -291,26 +309,17 @@ class ConvKernel : public Kernel {
       return;
     }
     const int n = static_cast<int>(out_plane_);
-    const int block = simd::GemmColumnBlock(k);
-    const int64_t col_blocks = (n + block - 1) / block;
-    // Few column blocks (small late-layer planes): split the output channels too.
-    int64_t row_chunks = 1;
-    if (ctx.threads() > 1 && images * col_blocks < 2 * ctx.threads()) {
-      row_chunks =
-          std::max<int64_t>(1, std::min<int64_t>((group_out_ + 15) / 16, 2 * ctx.threads()));
-    }
-    const int64_t chunk_rows = ((group_out_ + row_chunks - 1) / row_chunks + 3) / 4 * 4;
     const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
-    ctx.ParallelFor(images * col_blocks * row_chunks, [&](int64_t task, int slot) {
-      const int64_t row_chunk = task % row_chunks;
-      const int64_t col_block = task / row_chunks % col_blocks;
-      const int64_t image = task / row_chunks / col_blocks;
+    ctx.ParallelFor(images * col_blocks_ * row_chunks_, [&](int64_t task, int slot) {
+      const int64_t row_chunk = task % row_chunks_;
+      const int64_t col_block = task / row_chunks_ % col_blocks_;
+      const int64_t image = task / row_chunks_ / col_blocks_;
       const int64_t nb = image / groups_, g = image % groups_;
-      const int64_t row0 = row_chunk * chunk_rows;
-      const int rows = static_cast<int>(std::min(chunk_rows, group_out_ - row0));
+      const int64_t row0 = row_chunk * chunk_rows_;
+      const int rows = static_cast<int>(std::min(chunk_rows_, group_out_ - row0));
       if (rows <= 0) return;
-      const int j0 = static_cast<int>(col_block * block);
-      const int cols = std::min(block, n - j0);
+      const int j0 = static_cast<int>(col_block * column_block_);
+      const int cols = std::min(column_block_, n - j0);
       const float* xg = x + (nb * in_channels_ + g * group_in_) * in_plane_;
       float* panels = rhs_panels_.ptr<float>() + slot * panel_floats_;
       simd::GemmEpilogue ep;
@@ -321,7 +330,7 @@ class ConvKernel : public Kernel {
       const int64_t out_offset = (nb * out_channels_ + g * group_out_ + row0) * out_plane_;
       float* yg = y + out_offset;
       ep.addend = addend ? addend + out_offset + j0 : nullptr;
-      if (path_ == ConvPath::kPointwise && simd::GemmPrefersUnpackedRhs(rows, k)) {
+      if (unpacked_rhs_) {
         simd::GemmUnpackedRhs(rows, cols, k, packed_w, xg + j0, n, yg + j0, n, ep, panels);
         return;
       }
@@ -569,6 +578,14 @@ class ConvKernel : public Kernel {
   bool winograd_ = false;  // 3x3 stride 1: F(2x2, 3x3), weights in packed_, scratch in rhs_panels_
   simd::WinogradShape winograd_shape_{};
   int64_t winograd_scratch_floats_ = 0;
+  int winograd_tiles_ = 0;          // output tiles per image
+  int64_t winograd_blocks_ = 0;     // tasks per image
+  int64_t dw_planes_per_task_ = 1;  // depthwise: consecutive planes per task
+  bool unpacked_rhs_ = false;       // 1x1: the GEMM reads the input in place
+  int column_block_ = 0;            // GEMM paths: output positions per task
+  int64_t col_blocks_ = 0;          // ... column blocks per image
+  int64_t row_chunks_ = 1;          // ... output-channel chunks (threads on small planes)
+  int64_t chunk_rows_ = 0;          // ... rows per chunk, a multiple of 4
   float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
 };
 

@@ -63,12 +63,6 @@ Interior InteriorOf(const DepthwiseShape& s, const PaddedPlane& p) {
   return in;
 }
 
-void CopyRow(const float* src, int n, float* dst) {
-  int i = 0;
-  for (; i + 4 <= n; i += 4) Store(dst + i, Load(src + i));
-  for (; i < n; ++i) dst[i] = src[i];
-}
-
 // Even input columns to `evens`, odd ones to `odds` (both indexed by column / 2).
 void SplitRow(const float* src, int first_col, int n, float* evens, float* odds) {
   int i = 0;
@@ -98,7 +92,7 @@ void FillInterior(const DepthwiseShape& s, const PaddedPlane& p, const float* in
     if (s.stride_w == 2) {
       SplitRow(src, s.pad_left, box.width, dst, dst + p.half);
     } else {
-      CopyRow(src, box.width, dst + s.pad_left);
+      CopyFloats(src, box.width, dst + s.pad_left);
     }
   }
 }

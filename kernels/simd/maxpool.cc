@@ -83,10 +83,7 @@ void MaxPoolPlane(const Pool2DShape& s, const float* in, float* out, float* scra
   const int row_end = std::min(p.rows, s.pad_top + s.in_h);
   for (int r = s.pad_top; r < row_end; ++r) {
     const float* src = in + static_cast<size_t>(r - s.pad_top) * s.in_w;
-    float* dst = scratch + static_cast<size_t>(r) * p.cols + s.pad_left;
-    int i = 0;
-    for (; i + 4 <= copy_w; i += 4) Store(dst + i, Load(src + i));
-    for (; i < copy_w; ++i) dst[i] = src[i];
+    CopyFloats(src, copy_w, scratch + static_cast<size_t>(r) * p.cols + s.pad_left);
   }
   if (s.stride_w == 1) {
     Plane<1>(s, p, scratch, out);

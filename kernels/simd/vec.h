@@ -62,6 +62,12 @@ inline f32x4 Evens(f32x4 a, f32x4 b) {
 inline f32x4 Odds(f32x4 a, f32x4 b) {
   return wasm_i32x4_shuffle(a, b, 1, 3, 5, 7);
 }
+// dst[0, n) = src[0, n), four at a time (a plane row into a padded copy).
+inline void CopyFloats(const float* src, int n, float* dst) {
+  int i = 0;
+  for (; i + 4 <= n; i += 4) Store(dst + i, Load(src + i));
+  for (; i < n; ++i) dst[i] = src[i];
+}
 inline float HorizontalSum(f32x4 v) {
   return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
          wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);
