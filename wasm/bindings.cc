@@ -60,8 +60,7 @@ class WasmSession {
   // memcpy): embind's std::string conversion of a Uint8Array copies a byte at a time in JS,
   // 40 ms for MobileNetV2. Returns the buffer (0 with OutOfMemory when the heap cannot grow).
   uintptr_t stageBytes(double size) {
-    bytes_.reset();
-    bytes_size_ = 0;
+    DropBytes();
     if (!(size >= 0 && size <= 4294967295.0)) {
       Record(Status(ErrorCode::kOutOfMemory, "cannot stage " + std::to_string(size) + " bytes"));
       return 0;
@@ -84,8 +83,7 @@ class WasmSession {
     options.limits = limits_;
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
     Status s = Session::CreateFromOnnx(bytes_.get(), bytes_size_, options, &session_);
-    bytes_.reset();
-    bytes_size_ = 0;
+    DropBytes();
     return Record(std::move(s));
   }
 
@@ -93,8 +91,7 @@ class WasmSession {
   // and added before loadJson, which consumes them.
   void addExternalFile(const std::string& name) {
     files_[name].assign(reinterpret_cast<const char*>(bytes_.get()), bytes_size_);
-    bytes_.reset();
-    bytes_size_ = 0;
+    DropBytes();
   }
 
   // A JSON graph document (webnx-graph or ONNX-JSON) from the staged UTF-8 bytes, which it
@@ -106,8 +103,7 @@ class WasmSession {
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
     Status s = Session::CreateFromJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_,
                                        files_, options, &session_);
-    bytes_.reset();
-    bytes_size_ = 0;
+    DropBytes();
     files_.clear();
     return Record(std::move(s));
   }
@@ -200,7 +196,7 @@ class WasmSession {
 
   void release() {
     session_.reset();
-    bytes_.reset();
+    DropBytes();
     files_.clear();
     staged_.clear();
     outputs_.clear();
@@ -213,6 +209,10 @@ class WasmSession {
   struct FreeBytes {
     void operator()(uint8_t* p) const { std::free(p); }
   };
+  void DropBytes() {
+    bytes_.reset();
+    bytes_size_ = 0;
+  }
   int Record(Status s) {
     last_ = std::move(s);
     return static_cast<int>(last_.code());

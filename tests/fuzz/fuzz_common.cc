@@ -136,6 +136,20 @@ const std::map<std::string, std::string>& FuzzJsonFiles() {
   return files;
 }
 
+void LoadAndRunOnnx(const uint8_t* data, size_t size) {
+  std::unique_ptr<Session> session;
+  if (Session::CreateFromOnnx(data, size, FuzzOptions(), &session).ok())
+    RunWithSmallInputs(*session, Hash(data, size));
+}
+
+void LoadAndRunJson(const uint8_t* data, size_t size) {
+  std::unique_ptr<Session> session;
+  if (Session::CreateFromJson(reinterpret_cast<const char*>(data), size, FuzzJsonFiles(),
+                              FuzzOptions(), &session)
+          .ok())
+    RunWithSmallInputs(*session, Hash(data, size));
+}
+
 uint64_t Hash(const uint8_t* data, size_t size) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;

@@ -23,6 +23,11 @@ void RunWithSmallInputs(Session& session, uint64_t seed);
 // The side files fuzz_json offers documents: "weights.bin", 1 KB of a byte pattern.
 const std::map<std::string, std::string>& FuzzJsonFiles();
 
+// One fuzz input end to end: load it (ONNX bytes or a JSON document, with FuzzOptions and,
+// for JSON, FuzzJsonFiles) and, when it loads, RunWithSmallInputs seeded by its hash.
+void LoadAndRunOnnx(const uint8_t* data, size_t size);
+void LoadAndRunJson(const uint8_t* data, size_t size);
+
 // FNV-1a of the input, a deterministic seed for the run.
 uint64_t Hash(const uint8_t* data, size_t size);
 

@@ -24,9 +24,6 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::unique_ptr<webnx::Session> session;
-  if (!webnx::Session::CreateFromOnnx(data, size, webnx::fuzz::FuzzOptions(), &session).ok())
-    return 0;
-  webnx::fuzz::RunWithSmallInputs(*session, webnx::fuzz::Hash(data, size));
+  webnx::fuzz::LoadAndRunOnnx(data, size);
   return 0;
 }

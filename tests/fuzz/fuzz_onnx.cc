@@ -3,9 +3,6 @@
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::unique_ptr<webnx::Session> session;
-  if (!webnx::Session::CreateFromOnnx(data, size, webnx::fuzz::FuzzOptions(), &session).ok())
-    return 0;
-  webnx::fuzz::RunWithSmallInputs(*session, webnx::fuzz::Hash(data, size));
+  webnx::fuzz::LoadAndRunOnnx(data, size);
   return 0;
 }

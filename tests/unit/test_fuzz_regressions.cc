@@ -41,14 +41,11 @@ TEST(FuzzRegressions, ReplayWithoutCrashing) {
     const std::string text = buffer.str();
     // Exactly sized, as libFuzzer's input is, so ASan sees a read one byte past the end.
     const std::vector<uint8_t> bytes(text.begin(), text.end());
-    const uint8_t* data = bytes.data();
-    std::unique_ptr<Session> session;
-    const bool json = name.rfind("json_", 0) == 0;
-    const Status s =
-        json ? Session::CreateFromJson(reinterpret_cast<const char*>(data), bytes.size(),
-                                       fuzz::FuzzJsonFiles(), fuzz::FuzzOptions(), &session)
-             : Session::CreateFromOnnx(data, bytes.size(), fuzz::FuzzOptions(), &session);
-    if (s.ok()) fuzz::RunWithSmallInputs(*session, fuzz::Hash(data, bytes.size()));
+    if (name.rfind("json_", 0) == 0) {
+      fuzz::LoadAndRunJson(bytes.data(), bytes.size());
+    } else {
+      fuzz::LoadAndRunOnnx(bytes.data(), bytes.size());
+    }
   }
 }
 
