@@ -105,6 +105,17 @@ void CheckCase(const ConvCase& cc, uint32_t seed, bool constant_weights) {
   ExpectAllNear(out[0], NaiveConv(x, w, cc.bias ? &b : nullptr, cc));
 }
 
+// Each case with runtime weights (the scalar loops) and constant ones (the SIMD paths).
+void CheckCases(const std::vector<ConvCase>& cases, uint32_t seed, const std::string& label) {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (bool constant : {false, true}) {
+      SCOPED_TRACE(label + " " + std::to_string(i) + (constant ? " (constant W)" : ""));
+      CheckCase(cases[i], seed, constant);
+      seed += 3;
+    }
+  }
+}
+
 TEST(Conv, HandCheckedWithPadding) {
   // The ONNX spec example: 5x5 ramp, 3x3 ones, pad 1.
   std::vector<float> ramp(25);
@@ -153,14 +164,7 @@ TEST(Conv, RandomCasesMatchNaive) {
       // Tall output that needs several im2col bands.
       {1, 16, 4, 1, {100, 30}, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true},
   };
-  uint32_t seed = 1;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    for (bool constant : {false, true}) {
-      SCOPED_TRACE("case " + std::to_string(i) + (constant ? " (constant W)" : ""));
-      CheckCase(cases[i], seed, constant);
-      seed += 3;
-    }
-  }
+  CheckCases(cases, 1, "case");
 }
 
 // 3x3 stride 1 with >= 16 channels each way takes Winograd F(2x2, 3x3) when W is constant:
@@ -174,14 +178,7 @@ TEST(Conv, WinogradCasesMatchNaive) {
       {2, 20, 16, 1, {12, 21}, {3, 3}, {1, 1}, {1, 1}, {2, 0, 1, 2}, true},
       {1, 32, 18, 1, {3, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 2, 1, 1}, true},
   };
-  uint32_t seed = 101;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    for (bool constant : {false, true}) {
-      SCOPED_TRACE("winograd case " + std::to_string(i) + (constant ? " (constant W)" : ""));
-      CheckCase(cases[i], seed, constant);
-      seed += 3;
-    }
-  }
+  CheckCases(cases, 101, "winograd case");
 }
 
 TEST(Conv, KernelShapeInferredFromWeights) {
