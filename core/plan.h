@@ -48,6 +48,7 @@ struct PlanStats {
   // be evaluated when the plan was made (0 for every model whose shapes follow from its inputs').
   size_t shape_steps = 0;
   size_t activation_bytes = 0;  // size of the activation arena
+  double build_ms = 0;          // time taken to make the plan (weights packed, arena placed)
 };
 
 class Plan {
@@ -69,6 +70,7 @@ class Plan {
              std::vector<StepTiming>* profile = nullptr);
 
   const PlanStats& stats() const { return stats_; }
+  void set_build_ms(double ms) { stats_.build_ms = ms; }
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
 
  private:

@@ -108,6 +108,8 @@ export interface SessionStats {
   /** Run steps computing integer (shape) tensors that could not be evaluated at plan time. */
   shapeSteps: number;
   activationBytes: number;
+  /** Milliseconds taken to make the last plan (shape inference, weight packing, arena layout). */
+  planMs: number;
 }
 
 export interface RunOptions {

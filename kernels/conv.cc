@@ -16,6 +16,7 @@
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
+#include "kernels/separate_function.h"
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/im2col.h"
@@ -130,6 +131,15 @@ class ConvKernel : public Kernel {
       RunSimd(ctx, x, bias_.empty() ? bias : bias_.data(), addend, y);
       return Status::Ok();
     }
+    RunReference(x, w, bias, y);
+    return Status::Ok();
+  }
+
+ private:
+  // The scalar paths: any rank, runtime weights, and the reference the SIMD ones are tested
+  // against.
+  WEBNX_SEPARATE_FUNCTION void RunReference(const float* x, const float* w, const float* bias,
+                                            float* y) {
     for (int64_t n = 0; n < batch_; ++n) {
       for (int64_t g = 0; g < groups_; ++g) {
         const float* xg = x + (n * in_channels_ + g * group_in_) * in_plane_;
@@ -159,10 +169,8 @@ class ConvKernel : public Kernel {
       const int64_t total = batch_ * out_channels_ * out_plane_;
       for (int64_t i = 0; i < total; ++i) y[i] = std::min(std::max(y[i], clamp_lo_), clamp_hi_);
     }
-    return Status::Ok();
   }
 
- private:
   // Chooses the SIMD path for 2-D convs with constant weights: packs each group's weights as
   // the GEMM's left matrix, or keeps them for the depthwise kernel.
   Status PlanSimd(PlanContext& ctx) {

@@ -174,6 +174,7 @@ class WasmSession {
     o.set("fusedNodes", static_cast<double>(s.last_plan.fused_nodes));
     o.set("shapeSteps", static_cast<double>(s.last_plan.shape_steps));
     o.set("activationBytes", static_cast<double>(s.last_plan.activation_bytes));
+    o.set("planMs", s.last_plan.build_ms);
     return o;
   }
 

@@ -124,8 +124,9 @@ inline void RowBlock(const float* const* rows, int half, const float* w, f32x4 b
 // Square kernels of a fixed size with unit dilation, on the padded copy: output rows in blocks
 // of 16 and 4 columns, no border special cases.
 template <int kKernel, int kStride>
-void PlaneFixed(const DepthwiseShape& s, const float* in, const float* w, float bias, float* out,
-                float lo, float hi, float* scratch) {
+WEBNX_SEPARATE_FUNCTION void PlaneFixed(const DepthwiseShape& s, const float* in, const float* w,
+                                        float bias, float* out, float lo, float hi,
+                                        float* scratch) {
   const PaddedPlane p = PaddedGeometry(s);
   FillInterior(s, p, in, scratch);
   const f32x4 vbias = Splat(bias), vlo = Splat(lo), vhi = Splat(hi);
@@ -151,8 +152,9 @@ void PlaneFixed(const DepthwiseShape& s, const float* in, const float* w, float 
 
 }  // namespace
 
-void DepthwisePlaneScalar(const DepthwiseShape& s, const float* in, const float* w, float bias,
-                          float* out, float lo, float hi) {
+WEBNX_SEPARATE_FUNCTION void DepthwisePlaneScalar(const DepthwiseShape& s, const float* in,
+                                                  const float* w, float bias, float* out, float lo,
+                                                  float hi) {
   for (int oy = 0; oy < s.out_h; ++oy)
     for (int ox = 0; ox < s.out_w; ++ox)
       out[oy * s.out_w + ox] = ClampScalar(Pixel(s, in, w, bias, oy, ox), lo, hi);

@@ -59,11 +59,13 @@ inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int
     for (int j = 0; j < cols; ++j) c[r * ldc + j] = tile[r][j];
 }
 
-// Columns [j, j + cols) of a row panel of C: the full tile, or the half-width one when at most
-// 4 columns are left (7x7 planes leave 1 of 49).
+// A partial tile: fewer than kGemmMr rows or kGemmNr columns (the half-width tile when at most 4
+// columns are left; 7x7 planes leave 1 of 49). Kept out of the driver, which then inlines only
+// the whole tile.
 template <bool kClamp>
-inline void TileAt(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
-                   int cols, const float* bias, const float* addend, f32x4 lo, f32x4 hi) {
+WEBNX_SEPARATE_FUNCTION void PartialTile(int k, const float* pa, const float* pb, int ldb, float* c,
+                                         int ldc, int rows, int cols, const float* bias,
+                                         const float* addend, f32x4 lo, f32x4 hi) {
   if (cols > 4) {
     Tile<2, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, addend, lo, hi);
   } else {
@@ -91,12 +93,17 @@ void GemmImpl(int m, int n, int k, const float* packed_a, const float* b, size_t
     float* ci = c + static_cast<size_t>(i) * ldc;
     const float* ai = ep.addend ? ep.addend + static_cast<size_t>(i) * ldc : nullptr;
     for (int j = 0; j < full; j += kGemmNr) {
-      Tile<2, kClamp>(k, pa, b + j * column_step, ldb, ci + j, ldc, rows, kGemmNr, bias,
-                      ai ? ai + j : nullptr, lo, hi);
+      const float* bj = b + j * column_step;
+      const float* aij = ai ? ai + j : nullptr;
+      if (rows == kGemmMr) {
+        Tile<2, kClamp>(k, pa, bj, ldb, ci + j, ldc, kGemmMr, kGemmNr, bias, aij, lo, hi);
+      } else {
+        PartialTile<kClamp>(k, pa, bj, ldb, ci + j, ldc, rows, kGemmNr, bias, aij, lo, hi);
+      }
     }
     if (full < n)
-      TileAt<kClamp>(k, pa, tail, kGemmNr, ci + full, ldc, rows, n - full, bias,
-                     ai ? ai + full : nullptr, lo, hi);
+      PartialTile<kClamp>(k, pa, tail, kGemmNr, ci + full, ldc, rows, n - full, bias,
+                          ai ? ai + full : nullptr, lo, hi);
   }
 }
 

@@ -34,6 +34,8 @@ test('tiny conv matches onnxruntime-node; one plan per input shape', async () =>
   }
   assert.equal(session.stats.plansBuilt, 3);
   assert.equal(session.stats.planCacheHits, 2);
+  const { planMs } = session.stats;  // the cached plan's build time, kept with it
+  assert.ok(Number.isFinite(planMs) && planMs >= 0, `planMs ${planMs}`);
   await session.release();
 });
 
