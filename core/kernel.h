@@ -83,6 +83,16 @@ class RunContext {
   int threads_ = 1;
 };
 
+// An elementwise float32 function of one value that a producing kernel may apply in its
+// epilogue, described by the kernel computing it: `kind`, `alpha` and `beta` mean what that
+// kernel's family says (the core only passes them on); `gated` asks for x * f(x) instead of
+// f(x) (SiLU, hard-swish).
+struct EpilogueFunction {
+  int kind = 0;
+  float alpha = 0.f, beta = 0.f;
+  bool gated = false;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -111,6 +121,16 @@ class Kernel {
   // fuses later. Returns the input index at which the planner must pass that tensor, or -1
   // when the kernel cannot (it then runs unchanged).
   virtual int FuseAddend() { return -1; }
+  // True for an elementwise float32 function of input 0 that producers may apply in their
+  // epilogue (Sigmoid, HardSigmoid, HardSwish): fills `f` (gated false unless the function is
+  // itself x * g(x)).
+  virtual bool IsEpilogueFunction(EpilogueFunction* f) const { return false; }
+  // True for an elementwise float32 product of inputs 0 and 1 (the planner checks the shapes):
+  // x * f(x) with f above is then one gated function.
+  virtual bool IsProduct() const { return false; }
+  // Asks the kernel to apply `f` to output 0 last in its epilogue; true when it will. Nothing
+  // fuses into it afterwards.
+  virtual bool FuseFunction(const EpilogueFunction& f) { return false; }
 };
 
 }  // namespace webnx

@@ -159,6 +159,61 @@ int Plan::TryFuseSum(const Node& node, const Kernel& kernel,
   return best;
 }
 
+bool Plan::TryFuseFunction(const Node& node, const Kernel& kernel,
+                           const std::vector<PlannedValue>& outputs,
+                           const std::unordered_map<std::string, int>& readers,
+                           const std::unordered_map<std::string, int>& first_output_of_step,
+                           Plan* plan) {
+  EpilogueFunction f;
+  if (node.inputs.size() != 1 || node.outputs.size() != 1 || !kernel.IsEpilogueFunction(&f)) {
+    return false;
+  }
+  const int producer = SoleReaderProducer(node.inputs[0], readers, first_output_of_step);
+  if (producer < 0) return false;
+  const Tensor* produced = plan->steps_[producer].outputs[0];
+  if (produced->dtype != outputs[0].dtype || produced->shape != outputs[0].shape) return false;
+  return plan->steps_[producer].kernel->FuseFunction(f);
+}
+
+int Plan::TryFuseGated(const Node& node, const Kernel& kernel,
+                       const std::vector<PlannedValue>& outputs,
+                       const std::unordered_map<std::string, int>& readers,
+                       const std::unordered_map<std::string, int>& first_output_of_step, Plan* plan,
+                       std::string* gate_output) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1 || !kernel.IsProduct() ||
+      plan->steps_.empty()) {
+    return -1;
+  }
+  const Step& gate = plan->steps_.back();
+  EpilogueFunction f;
+  if (gate.node->inputs.size() != 1 || gate.node->outputs.size() != 1 ||
+      !gate.kernel->IsEpilogueFunction(&f) || f.gated) {
+    return -1;
+  }
+  const std::string& x = gate.node->inputs[0];
+  const std::string& fx = gate.node->outputs[0];
+  int x_input = -1;
+  if (node.inputs[0] == x && node.inputs[1] == fx) x_input = 0;
+  if (node.inputs[1] == x && node.inputs[0] == fx) x_input = 1;
+  // x is read by f and the product only, f(x) by the product only.
+  auto x_readers = readers.find(x);
+  auto fx_readers = readers.find(fx);
+  if (x_input < 0 || x_readers == readers.end() || x_readers->second != 2 ||
+      fx_readers == readers.end() || fx_readers->second != 1) {
+    return -1;
+  }
+  auto producer = first_output_of_step.find(x);
+  if (producer == first_output_of_step.end()) return -1;
+  Step& step = plan->steps_[producer->second];
+  const Tensor* produced = step.outputs[0];
+  if (produced->dtype != DType::kFloat32 || produced->shape != outputs[0].shape) return -1;
+  f.gated = true;
+  if (!step.kernel->FuseFunction(f)) return -1;
+  *gate_output = fx;
+  plan->steps_.pop_back();
+  return x_input;
+}
+
 Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
                     const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs,
                     const SessionLimits& limits) {
@@ -280,6 +335,22 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
 
     if (TryFuseClamp(node, *kernel, out_planned, readers, first_output_of_step, plan.get())) {
       output_is_buffer_of(node.inputs[0]);  // clamped in the producer's epilogue
+      continue;
+    }
+    if (TryFuseFunction(node, *kernel, out_planned, readers, first_output_of_step, plan.get())) {
+      output_is_buffer_of(node.inputs[0]);
+      continue;
+    }
+    std::string gate_output;
+    const int gated_input = TryFuseGated(node, *kernel, out_planned, readers, first_output_of_step,
+                                         plan.get(), &gate_output);
+    if (gated_input >= 0) {
+      // The dropped gate step's output is never written: it takes no arena space.
+      auto gate_buffer = buffer_of.find(gate_output);
+      if (gate_buffer != buffer_of.end()) buffers[gate_buffer->second].bytes = 0;
+      first_output_of_step.erase(gate_output);
+      ++plan->stats_.fused_nodes;
+      output_is_buffer_of(node.inputs[gated_input]);
       continue;
     }
 

@@ -43,7 +43,7 @@ struct PlanStats {
   size_t graph_nodes = 0;   // nodes in the graph the plan was made from
   size_t run_steps = 0;     // kernels executed per run
   size_t folded_nodes = 0;  // nodes evaluated at plan time
-  size_t fused_nodes = 0;   // clamps folded into the producing kernel's epilogue
+  size_t fused_nodes = 0;   // nodes done by the producing kernel's epilogue (clamps, sums...)
   // Run steps whose outputs are all integer or bool tensors: shape computations that could not
   // be evaluated when the plan was made (0 for every model whose shapes follow from its inputs').
   size_t shape_steps = 0;
@@ -88,6 +88,21 @@ class Plan {
                         const std::unordered_map<std::string, int>& readers,
                         const std::unordered_map<std::string, int>& first_output_of_step,
                         Plan* plan, int* addend);
+  // An epilogue function (Sigmoid, HardSigmoid...) of a value only it reads: true when the
+  // producing step applies it instead.
+  static bool TryFuseFunction(const Node& node, const Kernel& kernel,
+                              const std::vector<PlannedValue>& outputs,
+                              const std::unordered_map<std::string, int>& readers,
+                              const std::unordered_map<std::string, int>& first_output_of_step,
+                              Plan* plan);
+  // A product x * f(x) where f is the last step planned and x's producer can apply the gated
+  // function: drops f's step, names its output in *gate_output and returns the index of x
+  // among the product's inputs (its producer's buffer is then the product's), or -1.
+  static int TryFuseGated(const Node& node, const Kernel& kernel,
+                          const std::vector<PlannedValue>& outputs,
+                          const std::unordered_map<std::string, int>& readers,
+                          const std::unordered_map<std::string, int>& first_output_of_step,
+                          Plan* plan, std::string* gate_output);
 
   struct Step {
     const Node* node;

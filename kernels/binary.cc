@@ -308,6 +308,7 @@ class BinaryKernel final : public Kernel {
   }
 
   bool IsSum() const override { return std::is_same_v<Op, AddOp> && dtype_ == DType::kFloat32; }
+  bool IsProduct() const override { return std::is_same_v<Op, MulOp> && dtype_ == DType::kFloat32; }
 
   Status Run(RunContext& ctx) override {
     const Tensor& a = ctx.input(0);

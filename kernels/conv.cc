@@ -5,8 +5,10 @@
 //  - otherwise im2col into a scratch buffer, a band of output rows at a time, then GEMM.
 // 1-D and 2-D inputs run through the 3-D loops with leading unit axes.
 // With constant weights (every real model) the GEMM paths use the SIMD microkernel on weights
-// packed here at plan time, and 2-D depthwise convs the SIMD depthwise kernel; bias and a fused
-// clamp (Relu, Clip) are applied in their epilogues. The scalar paths remain the reference.
+// packed here at plan time, and 2-D depthwise convs the SIMD depthwise kernel; bias, a residual
+// sum, a clamp (Relu, Clip) and an activation (Sigmoid, HardSigmoid, or x times one of them:
+// SiLU, hard-swish) fused by the planner are applied in their epilogues. The scalar paths remain
+// the reference.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -109,14 +111,33 @@ class ConvKernel : public Kernel {
   // The GEMM paths add a residual in their epilogue, before any clamp fused after it.
   int FuseAddend() override {
     const bool gemm = path_ == ConvPath::kPointwise || path_ == ConvPath::kIm2Col;
-    if (!simd_ || !gemm || has_addend_ || clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY) return -1;
+    if (!simd_ || !gemm || has_addend_ || clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY ||
+        activation_.kind != simd::ActivationKind::kNone) {
+      return -1;
+    }
     has_addend_ = true;
     return kAddendInput;
   }
 
   bool FuseClamp(float lo, float hi) override {
+    if (activation_.kind != simd::ActivationKind::kNone) return false;
     clamp_lo_ = std::max(clamp_lo_, lo);
     clamp_hi_ = std::min(clamp_hi_, hi);
+    return true;
+  }
+
+  // The SIMD GEMM and depthwise paths apply Sigmoid / HardSigmoid (gated or not) last.
+  bool FuseFunction(const EpilogueFunction& f) override {
+    const auto kind = static_cast<simd::ActivationKind>(f.kind);
+    const bool known =
+        kind == simd::ActivationKind::kSigmoid || kind == simd::ActivationKind::kHardSigmoid;
+    if (!simd_ || winograd_ || !known || activation_.kind != simd::ActivationKind::kNone) {
+      return false;
+    }
+    activation_.kind = kind;
+    activation_.alpha = f.alpha;
+    activation_.beta = f.beta;
+    activation_.gated = f.gated;
     return true;
   }
 
@@ -309,9 +330,11 @@ class ConvKernel : public Kernel {
         for (int64_t plane = task * per_task; plane < end; ++plane) {
           const int64_t g = plane % groups_;
           const float* xg = x + plane * in_plane_;  // one input and one output channel per group
+          float* yp = y + plane * out_plane_;
           simd::DepthwisePlane(depthwise_, xg, weights_for_depthwise_ + g * kernel_size_,
-                               bias ? bias[g] : 0.f, y + plane * out_plane_, clamp_lo_, clamp_hi_,
+                               bias ? bias[g] : 0.f, yp, clamp_lo_, clamp_hi_,
                                dw_scratch_.ptr<float>() + slot * dw_scratch_floats_);
+          simd::ApplyActivation(activation_, yp, out_plane_);
         }
       });
       return;
@@ -334,6 +357,7 @@ class ConvKernel : public Kernel {
       ep.bias = bias ? bias + g * group_out_ + row0 : nullptr;
       ep.min = clamp_lo_;
       ep.max = clamp_hi_;
+      ep.activation = activation_;
       const float* packed_w = packed_.ptr<float>() + g * per_group + row0 * k;
       const int64_t out_offset = (nb * out_channels_ + g * group_out_ + row0) * out_plane_;
       float* yg = y + out_offset;
@@ -595,6 +619,7 @@ class ConvKernel : public Kernel {
   int64_t row_chunks_ = 1;          // ... output-channel chunks (threads on small planes)
   int64_t chunk_rows_ = 0;          // ... rows per chunk, a multiple of 4
   float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
+  simd::Activation activation_;                       // fused Sigmoid/HardSigmoid, x * them
 };
 
 }  // namespace

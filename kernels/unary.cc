@@ -40,6 +40,22 @@ template <typename Fn>
 struct HasAsClamp<Fn, std::void_t<decltype(std::declval<const Fn&>().AsClamp(nullptr, nullptr))>>
     : std::true_type {};
 
+// Functors a producer can apply in its epilogue describe themselves with AsEpilogue(f).
+template <typename Fn, typename = void>
+struct HasAsEpilogue : std::false_type {};
+template <typename Fn>
+struct HasAsEpilogue<Fn, std::void_t<decltype(std::declval<const Fn&>().AsEpilogue(nullptr))>>
+    : std::true_type {};
+
+EpilogueFunction EpilogueOf(simd::ActivationKind kind, float alpha, float beta, bool gated) {
+  EpilogueFunction f;
+  f.kind = static_cast<int>(kind);
+  f.alpha = alpha;
+  f.beta = beta;
+  f.gated = gated;
+  return f;
+}
+
 // Integer negation wraps (two's complement) instead of overflowing into undefined behaviour.
 template <typename T>
 T WrapNeg(T x) {
@@ -104,6 +120,9 @@ struct LeakyReluFn {
 };
 struct SigmoidFn : NoAttrs {
   void Vector(const float* x, float* y, int64_t n) const { simd::Sigmoid(x, y, n); }
+  void AsEpilogue(EpilogueFunction* f) const {
+    *f = EpilogueOf(simd::ActivationKind::kSigmoid, 0.f, 0.f, false);
+  }
   // From e^-|x| so nothing overflows; both branches are selects, so the loop vectorises.
   float operator()(float x) const {
     const float e = ExpFloat(-std::fabs(x));
@@ -122,10 +141,17 @@ struct HardSigmoidFn {
   void Vector(const float* x, float* y, int64_t n) const {
     simd::HardSigmoid(alpha, beta, x, y, n);
   }
+  void AsEpilogue(EpilogueFunction* f) const {
+    *f = EpilogueOf(simd::ActivationKind::kHardSigmoid, alpha, beta, false);
+  }
 };
 struct HardSwishFn : NoAttrs {
   float operator()(float x) const { return x * ClampUnit(x * (1.f / 6.f) + 0.5f); }
   void Vector(const float* x, float* y, int64_t n) const { simd::HardSwish(x, y, n); }
+  // x * hard-sigmoid(x) with alpha 1/6 and beta 1/2, rounded the same way.
+  void AsEpilogue(EpilogueFunction* f) const {
+    *f = EpilogueOf(simd::ActivationKind::kHardSigmoid, 1.f / 6.f, 0.5f, true);
+  }
 };
 struct TanhFn : NoAttrs {
   float operator()(float x) const { return std::tanh(x); }
@@ -247,6 +273,15 @@ class UnaryKernel final : public Kernel {
 
   bool IsClamp(float* lo, float* hi) const override {
     if constexpr (HasAsClamp<Fn>::value) return dtype_ == DType::kFloat32 && fn_.AsClamp(lo, hi);
+    return false;
+  }
+
+  bool IsEpilogueFunction(EpilogueFunction* f) const override {
+    if constexpr (HasAsEpilogue<Fn>::value) {
+      if (dtype_ != DType::kFloat32) return false;
+      fn_.AsEpilogue(f);
+      return true;
+    }
     return false;
   }
 

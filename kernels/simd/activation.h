@@ -15,4 +15,16 @@ void HardSigmoid(float alpha, float beta, const float* x, float* y, int64_t n);
 // x * clamp(x / 6 + 1/2, 0, 1)
 void HardSwish(const float* x, float* y, int64_t n);
 
+// An activation a producer applies to its output in its epilogue: y = f(y), or gated
+// y = y * f(y) (SiLU is y * sigmoid(y); hard-swish is y * hard-sigmoid(y) with alpha 1/6,
+// beta 1/2). The result is bitwise what the separate kernels (and a Mul) compute.
+enum class ActivationKind { kNone, kSigmoid, kHardSigmoid };
+struct Activation {
+  ActivationKind kind = ActivationKind::kNone;
+  float alpha = 0.f, beta = 0.f;  // HardSigmoid's
+  bool gated = false;
+};
+// Applies `a` in place to n floats.
+void ApplyActivation(const Activation& a, float* y, int64_t n);
+
 }  // namespace webnx::simd

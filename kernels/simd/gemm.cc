@@ -104,6 +104,10 @@ void GemmImpl(int m, int n, int k, const float* packed_a, const float* b, size_t
     if (full < n)
       PartialTile<kClamp>(k, pa, tail, kGemmNr, ci + full, ldc, rows, n - full, bias,
                           ai ? ai + full : nullptr, lo, hi);
+    if (ep.activation.kind != ActivationKind::kNone) {
+      for (int r = 0; r < rows; ++r)
+        ApplyActivation(ep.activation, ci + static_cast<size_t>(r) * ldc, n);
+    }
   }
 }
 

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <limits>
 
+#include "kernels/simd/activation.h"
+
 namespace webnx::simd {
 
 constexpr int kGemmMr = 4;  // rows of C per microkernel tile
@@ -18,6 +20,8 @@ struct GemmEpilogue {
   const float* addend = nullptr;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
+  // Applied last, to each panel of kGemmMr rows while it is in cache (not by GemmTransposedRhs).
+  Activation activation;
 };
 
 // Floats needed to pack an M x K matrix into kGemmMr-row panels.
@@ -30,8 +34,8 @@ size_t PackedRhsSize(int k, int n);
 // Panel p holds, for each k, columns [p*Nr, p*Nr+Nr) of row k; columns past N are zero.
 void PackRhs(const float* b, int k, int n, int ldb, float* packed);
 
-// C[i][j] = clamp(bias[i] + sum_k A[i][k] * B[k][j] + addend[i][j]) for i < M, j < N, both operands
-// packed.
+// C[i][j] = act(clamp(bias[i] + sum_k A[i][k] * B[k][j] + addend[i][j])) for i < M, j < N, both
+// operands packed.
 void GemmPacked(int m, int n, int k, const float* packed_a, const float* packed_b, float* c,
                 int ldc, const GemmEpilogue& epilogue);
 

@@ -670,3 +670,61 @@ TEST(Session, ResidualAddFusedIntoTheConvEpilogue) {
 
 }  // namespace
 }  // namespace webnx::testing
+
+namespace webnx::testing {
+namespace {
+
+// Activations after convs: SiLU (x * Sigmoid(x)) after an im2col conv, HardSigmoid(x) * x after
+// a 1x1 conv, HardSwish after a depthwise conv, a plain Sigmoid after a 1x1 conv, and SiLU after
+// a Winograd conv (which keeps its own steps). With `observe` every conv output is also a graph
+// output, which forbids the fusions: both plans must agree bit for bit.
+std::string ActivationModel(bool observe) {
+  const int64_t c = 5, h = 7, w = 9, wide = 16;
+  ModelBuilder b(14);
+  b.Input("X", kOnnxFloat, {2, c, h, w});
+  b.FloatInit("W3", {c, c, 3, 3}, RandomValues(c * c * 9, 21, -0.5f, 0.5f));
+  b.FloatInit("B3", {c}, RandomValues(c, 22, -0.5f, 0.5f));
+  b.FloatInit("W1", {c, c, 1, 1}, RandomValues(c * c, 23, -0.5f, 0.5f));
+  b.FloatInit("Wd", {c, 1, 3, 3}, RandomValues(c * 9, 24, -0.5f, 0.5f));
+  b.FloatInit("Wup", {wide, c, 1, 1}, RandomValues(wide * c, 25, -0.5f, 0.5f));
+  b.FloatInit("Wwin", {wide, wide, 3, 3}, RandomValues(wide * wide * 9, 26, -0.2f, 0.2f));
+  b.Node("Conv", {"X", "W3", "B3"}, {"a"}, "conv_a").Ints("pads", {1, 1, 1, 1});
+  b.Node("Sigmoid", {"a"}, {"sa"}, "sigmoid_a");
+  b.Node("Mul", {"a", "sa"}, {"silu"}, "silu");
+  b.Node("Conv", {"silu", "W1"}, {"b"}, "conv_b");
+  b.Node("HardSigmoid", {"b"}, {"hb"}, "hard_sigmoid_b").Float("alpha", 0.3f).Float("beta", 0.45f);
+  b.Node("Mul", {"hb", "b"}, {"hsw"}, "gate_b");
+  b.Node("Conv", {"hsw", "Wd"}, {"d"}, "depthwise").Ints("pads", {1, 1, 1, 1}).Int("group", c);
+  b.Node("HardSwish", {"d"}, {"dsw"}, "hard_swish");
+  b.Node("Conv", {"dsw", "W1"}, {"e"}, "conv_e");
+  b.Node("Sigmoid", {"e"}, {"z"}, "sigmoid_e");
+  b.Node("Conv", {"z", "Wup"}, {"u"}, "up");
+  b.Node("Conv", {"u", "Wwin"}, {"v"}, "winograd").Ints("pads", {1, 1, 1, 1});
+  b.Node("Sigmoid", {"v"}, {"sv"}, "sigmoid_v");
+  b.Node("Mul", {"sv", "v"}, {"out"}, "silu_v");
+  b.Output("out", kOnnxFloat, {2, wide, h, w});
+  if (observe) {
+    for (const char* name : {"a", "b", "d", "e", "v"}) b.Output(name, kOnnxFloat, {});
+  }
+  return b.Bytes();
+}
+
+TEST(Session, ActivationsFusedIntoTheConvEpilogue) {
+  std::unique_ptr<Session> fused, plain;
+  ASSERT_TRUE(CreateSession(ActivationModel(false), &fused).ok());
+  ASSERT_TRUE(CreateSession(ActivationModel(true), &plain).ok());
+  const Tensor x = MakeFloat({2, 5, 7, 9}, RandomValues(2 * 5 * 7 * 9, 27, -3.f, 3.f));
+  std::vector<const Tensor*> got, want;
+  ASSERT_TRUE(fused->Run({Feed("X", x)}, &got).ok());
+  ASSERT_TRUE(plain->Run({Feed("X", x)}, &want).ok());
+  EXPECT_EQ(FloatValues(*got[0]), FloatValues(*want[0]));
+  // sigmoid_a + silu, hard_sigmoid_b + gate_b, hard_swish, sigmoid_e; the Winograd conv's
+  // Sigmoid and Mul stay steps.
+  EXPECT_EQ(fused->stats().last_plan.fused_nodes, 6u);
+  EXPECT_EQ(fused->stats().last_plan.run_steps, 8u);
+  EXPECT_EQ(plain->stats().last_plan.fused_nodes, 0u);
+  EXPECT_EQ(plain->stats().last_plan.run_steps, 14u);
+}
+
+}  // namespace
+}  // namespace webnx::testing

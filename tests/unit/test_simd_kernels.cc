@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -294,6 +295,46 @@ TEST(SimdActivation, HardSigmoidAndHardSwishMatchTheirFormulas) {
       EXPECT_EQ(sw[i], want) << "x=" << x[i];
     }
   }
+}
+
+// The epilogue form agrees bitwise with the separate kernels and a Mul: what makes fusing
+// Sigmoid / HardSigmoid (gated or not) into a conv invisible in its output.
+TEST(SimdActivation, EpilogueFormsMatchTheSeparateKernelsBitwise) {
+  const auto x = ActivationInputs();
+  const int64_t n = static_cast<int64_t>(x.size());
+  auto same = [](float a, float b) {
+    return std::memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b);
+  };
+  for (bool gated : {false, true}) {
+    for (ActivationKind kind : {ActivationKind::kSigmoid, ActivationKind::kHardSigmoid}) {
+      Activation a;
+      a.kind = kind;
+      a.alpha = 0.3f;
+      a.beta = 0.45f;
+      a.gated = gated;
+      std::vector<float> f(x.size()), got = x;
+      if (kind == ActivationKind::kSigmoid) {
+        Sigmoid(x.data(), f.data(), n);
+      } else {
+        HardSigmoid(a.alpha, a.beta, x.data(), f.data(), n);
+      }
+      ApplyActivation(a, got.data(), n);
+      for (size_t i = 0; i < x.size(); ++i) {
+        const float want = gated ? x[i] * f[i] : f[i];
+        EXPECT_TRUE(same(got[i], want)) << "x=" << x[i] << " gated " << gated;
+      }
+    }
+  }
+  // Hard-swish is x * hard-sigmoid(x) with alpha 1/6, beta 1/2.
+  Activation swish;
+  swish.kind = ActivationKind::kHardSigmoid;
+  swish.alpha = 1.f / 6.f;
+  swish.beta = 0.5f;
+  swish.gated = true;
+  std::vector<float> want(x.size()), got = x;
+  HardSwish(x.data(), want.data(), n);
+  ApplyActivation(swish, got.data(), n);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(same(got[i], want[i])) << "x=" << x[i];
 }
 
 }  // namespace
