@@ -8,6 +8,7 @@
 #include "core/graph_limits.h"
 #include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
+#include "core/passes/fold_batch_norm.h"
 
 namespace webnx {
 
@@ -41,6 +42,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
   WEBNX_RETURN_IF_ERROR(session->Resolve());
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
+  FoldBatchNormIntoConv(&session->rg_);
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
   *out = std::move(session);
   return Status::Ok();

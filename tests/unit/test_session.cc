@@ -728,3 +728,53 @@ TEST(Session, ActivationsFusedIntoTheConvEpilogue) {
 
 }  // namespace
 }  // namespace webnx::testing
+
+namespace webnx::testing {
+namespace {
+
+// Conv+bias -> BatchNormalization -> Relu, a bias-less Conv -> BatchNormalization, and a
+// BatchNormalization after an Add (nothing to fold into). With `observe` the convs' outputs are
+// graph outputs too, which keeps every BatchNormalization as a node of its own.
+std::string BatchNormModel(bool observe) {
+  const int64_t c = 6, h = 5, w = 7;
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2, c, h, w});
+  b.FloatInit("W", {c, c, 3, 3}, RandomValues(c * c * 9, 31, -0.5f, 0.5f));
+  b.FloatInit("B", {c}, RandomValues(c, 32));
+  b.FloatInit("Wd", {c, 1, 3, 3}, RandomValues(c * 9, 33));
+  const char* params[] = {"scale", "beta", "mean", "var"};
+  for (int i = 0; i < 4; ++i) {
+    b.FloatInit(params[i], {c}, RandomValues(c, 34 + i, i == 3 ? 0.2f : -1.f, 2.f));
+  }
+  b.Node("Conv", {"X", "W", "B"}, {"a"}, "conv").Ints("pads", {1, 1, 1, 1});
+  b.Node("BatchNormalization", {"a", "scale", "beta", "mean", "var"}, {"an"}, "bn_a")
+      .Float("epsilon", 1e-3f);
+  b.Node("Relu", {"an"}, {"r"}, "relu");
+  b.Node("Conv", {"r", "Wd"}, {"d"}, "depthwise").Ints("pads", {1, 1, 1, 1}).Int("group", c);
+  b.Node("BatchNormalization", {"d", "scale", "beta", "mean", "var"}, {"dn"}, "bn_d");
+  b.Node("Add", {"dn", "X"}, {"s"}, "sum");
+  b.Node("BatchNormalization", {"s", "scale", "beta", "mean", "var"}, {"y"}, "bn_sum");
+  b.Output("y", kOnnxFloat, {2, c, h, w});
+  if (observe) {
+    b.Output("a", kOnnxFloat, {2, c, h, w});
+    b.Output("d", kOnnxFloat, {2, c, h, w});
+  }
+  return b.Bytes();
+}
+
+TEST(Session, BatchNormFoldedIntoTheConvBeforeIt) {
+  std::unique_ptr<Session> folded, plain;
+  ASSERT_TRUE(CreateSession(BatchNormModel(false), &folded).ok());
+  ASSERT_TRUE(CreateSession(BatchNormModel(true), &plain).ok());
+  EXPECT_EQ(folded->stats().loaded_nodes, 7u);
+  EXPECT_EQ(folded->stats().graph_nodes, 5u);  // bn_a and bn_d folded; bn_sum stays
+  EXPECT_EQ(plain->stats().graph_nodes, 7u);
+  const Tensor x = MakeFloat({2, 6, 5, 7}, RandomValues(2 * 6 * 5 * 7, 38, -2.f, 2.f));
+  std::vector<const Tensor*> got, want;
+  ASSERT_TRUE(folded->Run({Feed("X", x)}, &got).ok());
+  ASSERT_TRUE(plain->Run({Feed("X", x)}, &want).ok());
+  ExpectNear(FloatValues(*got[0]), FloatValues(*want[0]), "folded batch norm");
+}
+
+}  // namespace
+}  // namespace webnx::testing
