@@ -2,9 +2,9 @@
 #include "core/passes/fold_batch_norm.h"
 
 #include <cmath>
-#include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/attrs.h"
@@ -51,15 +51,15 @@ std::string FreshName(const std::set<std::string>& used, const std::string& base
 
 int FoldBatchNormIntoConv(ResolvedGraph* rg) {
   Graph& graph = rg->graph;
-  std::map<std::string, int> readers;  // graph outputs count as readers
-  std::map<std::string, size_t> producer;
+  std::unordered_map<std::string, int> readers;  // graph outputs count as readers
+  std::unordered_map<std::string, int> producer;
   std::set<std::string> names;
   for (const auto& kv : graph.initializers) names.insert(kv.first);
   for (const auto& in : graph.inputs) names.insert(in.name);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     for (const auto& name : graph.nodes[n].inputs) ++readers[name];
     for (const auto& name : graph.nodes[n].outputs) {
-      producer[name] = n;
+      producer[name] = static_cast<int>(n);
       names.insert(name);
     }
   }

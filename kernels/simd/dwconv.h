@@ -1,6 +1,6 @@
 // Depthwise convolution of one channel plane (NCHW): WASM SIMD128 along output columns for
-// square 3x3 and 5x5 kernels with unit dilation and strides 1 and 2 (every depthwise conv of
-// the zoo), the borders and every other configuration by the scalar loop.
+// square 3x3 and 5x5 kernels with stride 1 and unit dilation (the large planes of every zoo
+// model; dwconv4.h takes the rest), every other configuration by the scalar loop.
 #pragma once
 
 #include <cstddef>

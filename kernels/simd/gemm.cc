@@ -127,15 +127,12 @@ void PackLhs(const float* a, int m, int k, int lda, float* packed) {
       const float* r2 = r1 + lda;
       const float* r3 = r2 + lda;
       for (; kk + 4 <= k; kk += 4, packed += 16) {
-        const f32x4 x0 = Load(r0 + kk), x1 = Load(r1 + kk), x2 = Load(r2 + kk), x3 = Load(r3 + kk);
-        const f32x4 lo01 = wasm_i32x4_shuffle(x0, x1, 0, 4, 1, 5);  // a0 b0 a1 b1
-        const f32x4 lo23 = wasm_i32x4_shuffle(x2, x3, 0, 4, 1, 5);  // c0 d0 c1 d1
-        const f32x4 hi01 = wasm_i32x4_shuffle(x0, x1, 2, 6, 3, 7);  // a2 b2 a3 b3
-        const f32x4 hi23 = wasm_i32x4_shuffle(x2, x3, 2, 6, 3, 7);  // c2 d2 c3 d3
-        Store(packed, wasm_i32x4_shuffle(lo01, lo23, 0, 1, 4, 5));
-        Store(packed + 4, wasm_i32x4_shuffle(lo01, lo23, 2, 3, 6, 7));
-        Store(packed + 8, wasm_i32x4_shuffle(hi01, hi23, 0, 1, 4, 5));
-        Store(packed + 12, wasm_i32x4_shuffle(hi01, hi23, 2, 3, 6, 7));
+        f32x4 x0 = Load(r0 + kk), x1 = Load(r1 + kk), x2 = Load(r2 + kk), x3 = Load(r3 + kk);
+        Transpose4x4(x0, x1, x2, x3);
+        Store(packed, x0);
+        Store(packed + 4, x1);
+        Store(packed + 8, x2);
+        Store(packed + 12, x3);
       }
     }
     for (; kk < k; ++kk) {

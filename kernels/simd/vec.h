@@ -70,6 +70,19 @@ inline void CopyFloats(const float* src, int n, float* dst) {
   for (; i + 4 <= n; i += 4) Store(dst + i, Load(src + i));
   for (; i < n; ++i) dst[i] = src[i];
 }
+// Rows a, b, c, d become columns: afterwards a holds the first elements of the four inputs,
+// b the second ones, and so on.
+inline void Transpose4x4(f32x4& a, f32x4& b, f32x4& c, f32x4& d) {
+  const f32x4 lo01 = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5);  // a0 b0 a1 b1
+  const f32x4 lo23 = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5);  // c0 d0 c1 d1
+  const f32x4 hi01 = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);  // a2 b2 a3 b3
+  const f32x4 hi23 = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);  // c2 d2 c3 d3
+  a = wasm_i32x4_shuffle(lo01, lo23, 0, 1, 4, 5);
+  b = wasm_i32x4_shuffle(lo01, lo23, 2, 3, 6, 7);
+  c = wasm_i32x4_shuffle(hi01, hi23, 0, 1, 4, 5);
+  d = wasm_i32x4_shuffle(hi01, hi23, 2, 3, 6, 7);
+}
+
 inline float HorizontalSum(f32x4 v) {
   return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
          wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);

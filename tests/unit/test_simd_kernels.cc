@@ -10,6 +10,7 @@
 
 #include "kernels/simd/activation.h"
 #include "kernels/simd/dwconv.h"
+#include "kernels/simd/dwconv4.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/im2col.h"
 #include "kernels/simd/maxpool.h"
@@ -232,6 +233,70 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
                 ++cases;
               }
   EXPECT_GT(cases, 300);
+}
+
+// Four channels at once against the scalar plane kernel: every block size 1-4 (the channel
+// tail), kernels 1-5 with strides, dilations and asymmetric pads, planes from 1x1 up, and two
+// images through one scratch.
+TEST(SimdDepthwise4, MatchesScalarPerChannel) {
+  uint32_t seed = 101;
+  int cases = 0;
+  for (int kernel : {1, 3, 5})
+    for (int stride : {1, 2})
+      for (int dilation : {1, 2})
+        for (int pad : {0, 1, 2})
+          for (int h : {1, 7, 14})
+            for (int w : {1, 5, 7, 14, 19})
+              for (int channels : {1, 3, 4, 6}) {
+                DepthwiseShape s{};
+                s.in_h = h;
+                s.in_w = w;
+                s.kernel_h = kernel;
+                s.kernel_w = kernel == 1 ? 1 : kernel - (stride - 1);  // not always square
+                s.stride_h = stride;
+                s.stride_w = 3 - stride;
+                s.dilation_h = dilation;
+                s.dilation_w = 1;
+                s.pad_top = pad;
+                s.pad_left = 2 - pad;
+                s.out_h = (h + 2 * pad - (dilation * (s.kernel_h - 1) + 1)) / s.stride_h + 1;
+                s.out_w = (w + 2 - (s.kernel_w - 1) - 1) / s.stride_w + 1;
+                if (s.out_h <= 0 || s.out_w <= 0) continue;
+                const size_t in_plane = static_cast<size_t>(h) * w;
+                const size_t out_plane = static_cast<size_t>(s.out_h) * s.out_w;
+                const int taps = s.kernel_h * s.kernel_w;
+                auto wt = Random(static_cast<size_t>(channels) * taps, seed++);
+                auto bias = Random(channels, seed++);
+                std::vector<float> packed(Depthwise4WeightFloats(s, channels), NAN);
+                Depthwise4PackWeights(s, channels, wt.data(), packed.data());
+                ASSERT_GT(Depthwise4ScratchFloats(s), 0u);
+                std::vector<float> scratch(Depthwise4ScratchFloats(s), NAN);
+                Depthwise4InitScratch(s, scratch.data());
+                const float lo = pad == 1 ? 0.f : -INFINITY, hi = pad == 1 ? 0.6f : INFINITY;
+                for (int image = 0; image < 2; ++image) {
+                  auto in = Random(in_plane * channels, seed++);
+                  std::vector<float> got(out_plane * channels, NAN), want(got.size());
+                  for (int c0 = 0; c0 < channels; c0 += 4) {
+                    Depthwise4Block(s, in.data() + c0 * in_plane, in_plane, c0,
+                                    std::min(4, channels - c0), packed.data(),
+                                    channels == 3 ? nullptr : bias.data() + c0, lo, hi,
+                                    got.data() + c0 * out_plane, out_plane, scratch.data());
+                  }
+                  for (int c = 0; c < channels; ++c) {
+                    DepthwisePlaneScalar(s, in.data() + c * in_plane, wt.data() + c * taps,
+                                         channels == 3 ? 0.f : bias[c], want.data() + c * out_plane,
+                                         lo, hi);
+                  }
+                  ExpectClose(got, want, 1e-5f,
+                              "dw4 k=" + std::to_string(s.kernel_h) + "x" +
+                                  std::to_string(s.kernel_w) + " s=" + std::to_string(stride) +
+                                  " d=" + std::to_string(dilation) + " pad=" + std::to_string(pad) +
+                                  " " + std::to_string(h) + "x" + std::to_string(w) + " c=" +
+                                  std::to_string(channels) + " image " + std::to_string(image));
+                }
+                ++cases;
+              }
+  EXPECT_GT(cases, 500);
 }
 
 }  // namespace
