@@ -2,7 +2,6 @@
 // to the newest registered version not above the model's opset for the node's domain.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,7 +11,15 @@
 
 namespace webnx {
 
-using KernelFactory = std::function<std::unique_ptr<Kernel>()>;
+// A plain function rather than std::function: registering ~150 ops then runs no per-op code
+// (in wasm, each std::function type brought its own functions to compile on first use).
+using KernelFactory = std::unique_ptr<Kernel> (*)();
+
+// The factory of a kernel class with a default constructor.
+template <typename K>
+std::unique_ptr<Kernel> MakeKernel() {
+  return std::make_unique<K>();
+}
 
 // Input and output counts the spec allows for one op version (positions, "" included).
 struct OpArity {

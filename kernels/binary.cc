@@ -337,11 +337,9 @@ class BinaryKernel final : public Kernel {
   ArithFastPath fast_;
 };
 
-template <typename Op, bool kOutputsBool = false>
-void RegisterBinary(OpRegistry& r, const char* name, std::vector<int> versions,
-                    TypeSetForVersion types) {
-  r.Register("", name, std::move(versions),
-             [types] { return std::make_unique<BinaryKernel<Op, kOutputsBool>>(types); });
+template <typename Op, TypeSetForVersion kTypes, bool kOutputsBool = false>
+std::unique_ptr<Kernel> MakeBinary() {
+  return std::make_unique<BinaryKernel<Op, kOutputsBool>>(kTypes);
 }
 
 // ---- Pow: the exponent may have its own dtype from opset 12 on.
@@ -555,11 +553,9 @@ class VariadicKernel final : public Kernel {
   std::vector<BroadcastWalker> walkers_;
 };
 
-template <typename Op, bool kMean = false>
-void RegisterVariadic(OpRegistry& r, const char* name, std::vector<int> versions,
-                      TypeSetForVersion types) {
-  r.Register("", name, std::move(versions),
-             [types] { return std::make_unique<VariadicKernel<Op, kMean>>(types); });
+template <typename Op, TypeSetForVersion kTypes, bool kMean = false>
+std::unique_ptr<Kernel> MakeVariadic() {
+  return std::make_unique<VariadicKernel<Op, kMean>>(kTypes);
 }
 
 // ---- PRelu(X, slope): slope broadcasts to X (unidirectionally).
@@ -627,29 +623,29 @@ TypeSet MaxMinTypes(int v) {
 }  // namespace
 
 void RegisterBinaryKernels(OpRegistry& r) {
-  RegisterBinary<AddOp>(r, "Add", {7, 13, 14}, NumericTypes);
-  RegisterBinary<SubOp>(r, "Sub", {7, 13, 14}, NumericTypes);
-  RegisterBinary<MulOp>(r, "Mul", {7, 13, 14}, NumericTypes);
-  RegisterBinary<DivOp>(r, "Div", {7, 13, 14}, NumericTypes);
-  r.Register("", "Pow", {7, 12, 13, 15}, [] { return std::make_unique<PowKernel>(); });
+  r.Register("", "Add", {7, 13, 14}, MakeBinary<AddOp, NumericTypes>);
+  r.Register("", "Sub", {7, 13, 14}, MakeBinary<SubOp, NumericTypes>);
+  r.Register("", "Mul", {7, 13, 14}, MakeBinary<MulOp, NumericTypes>);
+  r.Register("", "Div", {7, 13, 14}, MakeBinary<DivOp, NumericTypes>);
+  r.Register("", "Pow", {7, 12, 13, 15}, MakeKernel<PowKernel>);
 
-  RegisterBinary<EqualOp, true>(r, "Equal", {7, 11, 13, 19}, EqualTypes);
-  RegisterBinary<LessOp, true>(r, "Less", {7, 9, 13}, OrderTypes);
-  RegisterBinary<GreaterOp, true>(r, "Greater", {7, 9, 13}, OrderTypes);
-  RegisterBinary<LessOrEqualOp, true>(r, "LessOrEqual", {12, 16}, NumericTypes);
-  RegisterBinary<GreaterOrEqualOp, true>(r, "GreaterOrEqual", {12, 16}, NumericTypes);
-  RegisterBinary<AndOp, true>(r, "And", {7}, BoolTypes);
-  RegisterBinary<OrOp, true>(r, "Or", {7}, BoolTypes);
-  RegisterBinary<XorOp, true>(r, "Xor", {7}, BoolTypes);
+  r.Register("", "Equal", {7, 11, 13, 19}, MakeBinary<EqualOp, EqualTypes, true>);
+  r.Register("", "Less", {7, 9, 13}, MakeBinary<LessOp, OrderTypes, true>);
+  r.Register("", "Greater", {7, 9, 13}, MakeBinary<GreaterOp, OrderTypes, true>);
+  r.Register("", "LessOrEqual", {12, 16}, MakeBinary<LessOrEqualOp, NumericTypes, true>);
+  r.Register("", "GreaterOrEqual", {12, 16}, MakeBinary<GreaterOrEqualOp, NumericTypes, true>);
+  r.Register("", "And", {7}, MakeBinary<AndOp, BoolTypes, true>);
+  r.Register("", "Or", {7}, MakeBinary<OrOp, BoolTypes, true>);
+  r.Register("", "Xor", {7}, MakeBinary<XorOp, BoolTypes, true>);
 
-  r.Register("", "Where", {9, 16}, [] { return std::make_unique<WhereKernel>(); });
+  r.Register("", "Where", {9, 16}, MakeKernel<WhereKernel>);
   // The -6 versions (same-shape inputs only) are still current at opset 7; broadcasting is a
   // superset of them.
-  RegisterVariadic<MaxOp>(r, "Max", {6, 8, 12, 13}, MaxMinTypes);
-  RegisterVariadic<MinOp>(r, "Min", {6, 8, 12, 13}, MaxMinTypes);
-  RegisterVariadic<AddOp>(r, "Sum", {6, 8, 13}, FloatTypes);
-  RegisterVariadic<AddOp, true>(r, "Mean", {6, 8, 13}, FloatTypes);
-  r.Register("", "PRelu", {7, 9, 16}, [] { return std::make_unique<PReluKernel>(); });
+  r.Register("", "Max", {6, 8, 12, 13}, MakeVariadic<MaxOp, MaxMinTypes>);
+  r.Register("", "Min", {6, 8, 12, 13}, MakeVariadic<MinOp, MaxMinTypes>);
+  r.Register("", "Sum", {6, 8, 13}, MakeVariadic<AddOp, FloatTypes>);
+  r.Register("", "Mean", {6, 8, 13}, MakeVariadic<AddOp, FloatTypes, true>);
+  r.Register("", "PRelu", {7, 9, 16}, MakeKernel<PReluKernel>);
 }
 
 }  // namespace webnx

@@ -241,8 +241,8 @@ class SplitKernel final : public Kernel {
 }  // namespace
 
 void RegisterConcatSplitKernels(OpRegistry& r) {
-  r.Register("", "Concat", {4, 11, 13}, [] { return std::make_unique<ConcatKernel>(); });
-  r.Register("", "Split", {2, 11, 13, 18}, [] { return std::make_unique<SplitKernel>(); });
+  r.Register("", "Concat", {4, 11, 13}, MakeKernel<ConcatKernel>);
+  r.Register("", "Split", {2, 11, 13, 18}, MakeKernel<SplitKernel>);
 }
 
 }  // namespace webnx

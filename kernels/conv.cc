@@ -678,7 +678,7 @@ class ConvKernel : public Kernel {
 }  // namespace
 
 void RegisterConvKernels(OpRegistry& r) {
-  r.Register("", "Conv", {1, 11, 22}, [] { return std::make_unique<ConvKernel>(); });
+  r.Register("", "Conv", {1, 11, 22}, MakeKernel<ConvKernel>);
 }
 
 }  // namespace webnx

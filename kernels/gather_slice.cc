@@ -642,11 +642,10 @@ class PadKernel final : public Kernel {
 }  // namespace
 
 void RegisterGatherSliceKernels(OpRegistry& r) {
-  r.Register("", "Gather", {1, 11, 13}, [] { return std::make_unique<GatherKernel>(); });
-  r.Register("", "GatherElements", {11, 13},
-             [] { return std::make_unique<GatherElementsKernel>(); });
-  r.Register("", "Slice", {1, 10, 11, 13}, [] { return std::make_unique<SliceKernel>(); });
-  r.Register("", "Pad", {2, 11, 13, 18, 19}, [] { return std::make_unique<PadKernel>(); });
+  r.Register("", "Gather", {1, 11, 13}, MakeKernel<GatherKernel>);
+  r.Register("", "GatherElements", {11, 13}, MakeKernel<GatherElementsKernel>);
+  r.Register("", "Slice", {1, 10, 11, 13}, MakeKernel<SliceKernel>);
+  r.Register("", "Pad", {2, 11, 13, 18, 19}, MakeKernel<PadKernel>);
 }
 
 }  // namespace webnx

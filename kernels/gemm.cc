@@ -300,8 +300,8 @@ class MatMulKernel : public Kernel {
 }  // namespace
 
 void RegisterGemmKernels(OpRegistry& r) {
-  r.Register("", "Gemm", {1, 6, 7, 9, 11, 13}, [] { return std::make_unique<GemmKernel>(); });
-  r.Register("", "MatMul", {1, 9, 13}, [] { return std::make_unique<MatMulKernel>(); });
+  r.Register("", "Gemm", {1, 6, 7, 9, 11, 13}, MakeKernel<GemmKernel>);
+  r.Register("", "MatMul", {1, 9, 13}, MakeKernel<MatMulKernel>);
 }
 
 }  // namespace webnx

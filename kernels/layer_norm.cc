@@ -143,7 +143,7 @@ class LayerNormKernel : public Kernel {
 }  // namespace
 
 void RegisterLayerNormKernels(OpRegistry& r) {
-  r.Register("", "LayerNormalization", {17}, [] { return std::make_unique<LayerNormKernel>(); });
+  r.Register("", "LayerNormalization", {17}, MakeKernel<LayerNormKernel>);
 }
 
 }  // namespace webnx

@@ -318,13 +318,10 @@ class CastKernel final : public Kernel {
 }  // namespace
 
 void RegisterMiscKernels(OpRegistry& r) {
-  r.Register("", "Constant", {1, 9, 11, 12, 13, 19},
-             [] { return std::make_unique<ConstantKernel>(); });
-  r.Register("", "Identity", {1, 13, 14, 16, 19, 21},
-             [] { return std::make_unique<IdentityKernel>(); });
-  r.Register("", "Dropout", {1, 6, 7, 10, 12, 13},
-             [] { return std::make_unique<DropoutKernel>(); });
-  r.Register("", "Cast", {1, 6, 9, 13, 19, 21}, [] { return std::make_unique<CastKernel>(); });
+  r.Register("", "Constant", {1, 9, 11, 12, 13, 19}, MakeKernel<ConstantKernel>);
+  r.Register("", "Identity", {1, 13, 14, 16, 19, 21}, MakeKernel<IdentityKernel>);
+  r.Register("", "Dropout", {1, 6, 7, 10, 12, 13}, MakeKernel<DropoutKernel>);
+  r.Register("", "Cast", {1, 6, 9, 13, 19, 21}, MakeKernel<CastKernel>);
 }
 
 }  // namespace webnx

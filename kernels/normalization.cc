@@ -244,11 +244,9 @@ class LrnKernel : public Kernel {
 }  // namespace
 
 void RegisterNormalizationKernels(OpRegistry& r) {
-  r.Register("", "BatchNormalization", {1, 6, 7, 9, 14, 15},
-             [] { return std::make_unique<BatchNormKernel>(); });
-  r.Register("", "InstanceNormalization", {1, 6, 22},
-             [] { return std::make_unique<InstanceNormKernel>(); });
-  r.Register("", "LRN", {1, 13}, [] { return std::make_unique<LrnKernel>(); });
+  r.Register("", "BatchNormalization", {1, 6, 7, 9, 14, 15}, MakeKernel<BatchNormKernel>);
+  r.Register("", "InstanceNormalization", {1, 6, 22}, MakeKernel<InstanceNormKernel>);
+  r.Register("", "LRN", {1, 13}, MakeKernel<LrnKernel>);
 }
 
 }  // namespace webnx

@@ -283,28 +283,26 @@ class ReduceKernel : public Kernel {
     int64_t* acc = acc_.ptr<int64_t>();
     int64_t* acc_end = acc + out_numel_;
     auto plain = [](T v, int64_t) { return static_cast<int64_t>(v); };
-    switch (op_) {
-      case ReduceOp::kMax:
-        std::fill(acc, acc_end, static_cast<int64_t>(std::numeric_limits<T>::lowest()));
-        Walk(x, acc, plain, [](int64_t a, int64_t b) { return std::max(a, b); });
-        break;
-      case ReduceOp::kMin:
-        std::fill(acc, acc_end, static_cast<int64_t>(std::numeric_limits<T>::max()));
-        Walk(x, acc, plain, [](int64_t a, int64_t b) { return std::min(a, b); });
-        break;
-      case ReduceOp::kProd:
-        std::fill(acc, acc_end, 1);
-        Walk(x, acc, plain, [](int64_t a, int64_t b) {
+    int64_t init = 0;
+    if (op_ == ReduceOp::kMax) init = static_cast<int64_t>(std::numeric_limits<T>::lowest());
+    if (op_ == ReduceOp::kMin) init = static_cast<int64_t>(std::numeric_limits<T>::max());
+    if (op_ == ReduceOp::kProd) init = 1;
+    std::fill(acc, acc_end, init);
+    // One walk for every op (integer reductions are rare; one copy of the loop keeps the
+    // download small). Wrapping arithmetic: no signed overflow.
+    const ReduceOp op = op_;
+    Walk(x, acc, plain, [op](int64_t a, int64_t b) {
+      switch (op) {
+        case ReduceOp::kMax:
+          return std::max(a, b);
+        case ReduceOp::kMin:
+          return std::min(a, b);
+        case ReduceOp::kProd:
           return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-        });
-        break;
-      default:  // kSum; Plan admits no other integer op
-        std::fill(acc, acc_end, 0);
-        Walk(x, acc, plain, [](int64_t a, int64_t b) {
+        default:  // kSum; Plan admits no other integer op
           return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-        });
-        break;
-    }
+      }
+    });
     for (int64_t o = 0; o < out_numel_; ++o) y[o] = static_cast<T>(acc[o]);
   }
 

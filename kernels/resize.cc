@@ -614,8 +614,9 @@ class ResizeKernel : public Kernel {
 
 void RegisterResizeKernels(OpRegistry& r) {
   r.Register("", "Resize", {10, 11, 13, 18, 19},
-             [] { return std::make_unique<ResizeKernel>(false); });
-  r.Register("", "Upsample", {7, 9}, [] { return std::make_unique<ResizeKernel>(true); });
+             []() -> std::unique_ptr<Kernel> { return std::make_unique<ResizeKernel>(false); });
+  r.Register("", "Upsample", {7, 9},
+             []() -> std::unique_ptr<Kernel> { return std::make_unique<ResizeKernel>(true); });
 }
 
 }  // namespace webnx

@@ -579,17 +579,16 @@ class RangeKernel final : public Kernel {
 }  // namespace
 
 void RegisterShapeKernels(OpRegistry& r) {
-  r.Register("", "Reshape", {5, 13, 14, 19, 21}, [] { return std::make_unique<ReshapeKernel>(); });
-  r.Register("", "Flatten", {1, 9, 11, 13, 21}, [] { return std::make_unique<FlattenKernel>(); });
-  r.Register("", "Squeeze", {1, 11, 13}, [] { return std::make_unique<SqueezeKernel>(); });
-  r.Register("", "Unsqueeze", {1, 11, 13}, [] { return std::make_unique<UnsqueezeKernel>(); });
-  r.Register("", "Shape", {1, 13, 15}, [] { return std::make_unique<ShapeKernel>(); });
-  r.Register("", "Size", {1, 13}, [] { return std::make_unique<SizeKernel>(); });
-  r.Register("", "Expand", {8, 13}, [] { return std::make_unique<ExpandKernel>(); });
-  r.Register("", "ConstantOfShape", {9, 20},
-             [] { return std::make_unique<ConstantOfShapeKernel>(); });
-  r.Register("", "Range", {11}, [] { return std::make_unique<RangeKernel>(); });
-  r.Register("", "Tile", {6, 13}, [] { return std::make_unique<TileKernel>(); });
+  r.Register("", "Reshape", {5, 13, 14, 19, 21}, MakeKernel<ReshapeKernel>);
+  r.Register("", "Flatten", {1, 9, 11, 13, 21}, MakeKernel<FlattenKernel>);
+  r.Register("", "Squeeze", {1, 11, 13}, MakeKernel<SqueezeKernel>);
+  r.Register("", "Unsqueeze", {1, 11, 13}, MakeKernel<UnsqueezeKernel>);
+  r.Register("", "Shape", {1, 13, 15}, MakeKernel<ShapeKernel>);
+  r.Register("", "Size", {1, 13}, MakeKernel<SizeKernel>);
+  r.Register("", "Expand", {8, 13}, MakeKernel<ExpandKernel>);
+  r.Register("", "ConstantOfShape", {9, 20}, MakeKernel<ConstantOfShapeKernel>);
+  r.Register("", "Range", {11}, MakeKernel<RangeKernel>);
+  r.Register("", "Tile", {6, 13}, MakeKernel<TileKernel>);
 }
 
 }  // namespace webnx

@@ -118,8 +118,10 @@ class SoftmaxKernel : public Kernel {
 }  // namespace
 
 void RegisterSoftmaxKernels(OpRegistry& r) {
-  r.Register("", "Softmax", {1, 11, 13}, [] { return std::make_unique<SoftmaxKernel>(false); });
-  r.Register("", "LogSoftmax", {1, 11, 13}, [] { return std::make_unique<SoftmaxKernel>(true); });
+  r.Register("", "Softmax", {1, 11, 13},
+             []() -> std::unique_ptr<Kernel> { return std::make_unique<SoftmaxKernel>(false); });
+  r.Register("", "LogSoftmax", {1, 11, 13},
+             []() -> std::unique_ptr<Kernel> { return std::make_unique<SoftmaxKernel>(true); });
 }
 
 }  // namespace webnx

@@ -319,7 +319,7 @@ class UnaryKernel final : public Kernel {
 
 template <typename Fn>
 void RegisterUnary(OpRegistry& r, const char* name, std::vector<int> versions) {
-  r.Register("", name, std::move(versions), [] { return std::make_unique<UnaryKernel<Fn>>(); });
+  r.Register("", name, std::move(versions), MakeKernel<UnaryKernel<Fn>>);
 }
 
 class NotKernel final : public Kernel {
@@ -432,7 +432,7 @@ class ClipKernel final : public Kernel {
 void RegisterUnaryKernels(OpRegistry& r) {
   RegisterUnary<ReluFn>(r, "Relu", {6, 13, 14});
   RegisterUnary<LeakyReluFn>(r, "LeakyRelu", {6, 16});
-  r.Register("", "Clip", {6, 11, 12, 13}, [] { return std::make_unique<ClipKernel>(); });
+  r.Register("", "Clip", {6, 11, 12, 13}, MakeKernel<ClipKernel>);
   RegisterUnary<SigmoidFn>(r, "Sigmoid", {6, 13});
   RegisterUnary<HardSigmoidFn>(r, "HardSigmoid", {6, 22});
   RegisterUnary<HardSwishFn>(r, "HardSwish", {14, 22});
@@ -454,7 +454,7 @@ void RegisterUnaryKernels(OpRegistry& r) {
   RegisterUnary<SinFn>(r, "Sin", {7, 22});
   RegisterUnary<CosFn>(r, "Cos", {7, 22});
   RegisterUnary<SignFn>(r, "Sign", {9, 13});
-  r.Register("", "Not", {1}, [] { return std::make_unique<NotKernel>(); });
+  r.Register("", "Not", {1}, MakeKernel<NotKernel>);
 }
 
 }  // namespace webnx
