@@ -44,34 +44,8 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
   FoldBatchNormIntoConv(&session->rg_);
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
-  session->PlanDeclaredShapes();
   *out = std::move(session);
   return Status::Ok();
-}
-
-// When every input's shape is fixed, the plan for it is made now, so that packing weights and
-// placing the arena happen while loading rather than in the first run (as in other runtimes,
-// loading does the work done once). A failure is left for the first run to report.
-void Session::PlanDeclaredShapes() {
-  std::vector<Tensor> inputs(rg_.graph.inputs.size());
-  std::vector<const Tensor*> ordered;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const ValueInfo& in = rg_.graph.inputs[i];
-    if (!in.has_shape || in.dtype == DType::kUndefined) return;
-    Shape shape;
-    for (const Dim& d : in.dims) {
-      if (!d.fixed()) return;
-      shape.push_back(d.value);
-    }
-    // Float inputs only, as zeros: integer ones may be shapes the plan specialises on, and a
-    // plan that turns out to need a float input's values is kept only for zeros.
-    if (in.dtype != DType::kFloat32 || !Tensor::Allocate(in.dtype, shape, &inputs[i]).ok()) return;
-    ordered.push_back(&inputs[i]);
-  }
-  ScopedTensorByteLimit cap(rg_.limits.max_tensor_bytes);
-  Plan* plan = nullptr;
-  const Status planned = GetPlan(ordered, &plan);
-  (void)planned;
 }
 
 // Maps every node to a registered op version; reports all unsupported nodes at once.

@@ -68,7 +68,6 @@ class Session {
   Status CheckFeeds(const std::vector<NamedTensor>& feeds,
                     std::vector<const Tensor*>* ordered) const;
   Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);
-  void PlanDeclaredShapes();
 
   ResolvedGraph rg_;
   SessionOptions options_;
