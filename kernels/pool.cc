@@ -10,6 +10,7 @@
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
 #include "kernels/simd/maxpool.h"
+#include "kernels/simd/plane_sum.h"
 
 namespace webnx {
 namespace {
@@ -292,21 +293,22 @@ class GlobalPoolKernel : public Kernel {
     return Status::Ok();
   }
 
+  // Planes are tasks; each is reduced whole by one thread, so results do not depend on the
+  // thread count.
   Status Run(RunContext& ctx) override {
     const float* x = ctx.input(0).ptr<float>();
     float* y = ctx.output(0).ptr<float>();
-    for (int64_t p = 0; p < planes_; ++p) {
+    ctx.ParallelFor(planes_, [&](int64_t p, int) {
       const float* xp = x + p * plane_size_;
       if (mode_ == PoolMode::kAverage) {
-        double sum = 0;
-        for (int64_t i = 0; i < plane_size_; ++i) sum += xp[i];
-        y[p] = static_cast<float>(sum / static_cast<double>(plane_size_));
+        y[p] =
+            static_cast<float>(simd::PlaneSum(xp, plane_size_) / static_cast<double>(plane_size_));
       } else {
         float best = -std::numeric_limits<float>::infinity();
         for (int64_t i = 0; i < plane_size_; ++i) best = std::max(best, xp[i]);
         y[p] = best;
       }
-    }
+    });
     return Status::Ok();
   }
 

@@ -14,6 +14,7 @@
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/im2col.h"
 #include "kernels/simd/maxpool.h"
+#include "kernels/simd/plane_sum.h"
 
 namespace webnx::simd {
 namespace {
@@ -233,6 +234,18 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
                 ++cases;
               }
   EXPECT_GT(cases, 300);
+}
+
+// Against the serial double sum it replaced, on lengths around the 8-float step (tails 0-7),
+// with values of mixed magnitude.
+TEST(SimdPlaneSum, MatchesTheSerialDoubleSum) {
+  for (int64_t n : {0, 1, 3, 7, 8, 9, 15, 16, 17, 49, 196, 785, 12544}) {
+    auto x = Random(static_cast<size_t>(n), static_cast<uint32_t>(n) + 5);
+    for (size_t i = 0; i < x.size(); i += 7) x[i] *= 1e4f;
+    double want = 0;
+    for (float v : x) want += v;
+    EXPECT_NEAR(PlaneSum(x.data(), n), want, 1e-9 * (1.0 + std::fabs(want))) << "n=" << n;
+  }
 }
 
 // Four channels at once against the scalar plane kernel: every block size 1-4 (the channel
