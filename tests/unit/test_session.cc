@@ -623,6 +623,27 @@ TEST(Session, SessionFromGraphRunsTheSameModel) {
 namespace webnx::testing {
 namespace {
 
+// Runs a model built two ways on one input X: `fused_model` lets the planner fuse, `plain_model`
+// forbids it (an intermediate is also a graph output). Returns both outputs and sessions.
+struct BothWays {
+  std::unique_ptr<Session> fused, plain;
+  std::vector<float> got, want;
+};
+
+void RunBothWays(const std::string& fused_model, const std::string& plain_model,
+                 const Shape& x_shape, uint32_t seed, float lo, float hi, BothWays* out) {
+  ASSERT_TRUE(CreateSession(fused_model, &out->fused).ok());
+  ASSERT_TRUE(CreateSession(plain_model, &out->plain).ok());
+  int64_t n = 1;
+  for (int64_t d : x_shape) n *= d;
+  const Tensor x = MakeFloat(x_shape, RandomValues(static_cast<size_t>(n), seed, lo, hi));
+  std::vector<const Tensor*> got, want;
+  ASSERT_TRUE(out->fused->Run({Feed("X", x)}, &got).ok());
+  ASSERT_TRUE(out->plain->Run({Feed("X", x)}, &want).ok());
+  out->got = FloatValues(*got[0]);
+  out->want = FloatValues(*want[0]);
+}
+
 // A residual block: Conv3x3 -> Relu -> Conv1x1 (+X) -> Relu, the sum written either way round,
 // and a second sum whose addend (Conv "late") is computed after the conv it could fuse into.
 // With `observe` the 1x1 conv's own output is a graph output too, which forbids the fusion: the
@@ -652,27 +673,17 @@ std::string ResidualModel(bool observe, bool addend_first) {
 
 TEST(Session, ResidualAddFusedIntoTheConvEpilogue) {
   for (bool addend_first : {false, true}) {
-    std::unique_ptr<Session> fused, plain;
-    ASSERT_TRUE(CreateSession(ResidualModel(false, addend_first), &fused).ok());
-    ASSERT_TRUE(CreateSession(ResidualModel(true, addend_first), &plain).ok());
-    const Tensor x = MakeFloat({2, 5, 7, 9}, RandomValues(2 * 5 * 7 * 9, 15, -2.f, 2.f));
-    std::vector<const Tensor*> got, want;
-    ASSERT_TRUE(fused->Run({Feed("X", x)}, &got).ok());
-    ASSERT_TRUE(plain->Run({Feed("X", x)}, &want).ok());
-    ExpectNear(FloatValues(*got[0]), FloatValues(*want[0]), "fused residual");
+    BothWays r;
+    RunBothWays(ResidualModel(false, addend_first), ResidualModel(true, addend_first), {2, 5, 7, 9},
+                15, -2.f, 2.f, &r);
+    ExpectNear(r.got, r.want, "fused residual");
     // fused: relu_a into conv3; residual and relu_s into project; sum_two_convs into late.
-    EXPECT_EQ(fused->stats().last_plan.fused_nodes, 4u);
-    EXPECT_EQ(fused->stats().last_plan.run_steps, 4u);
+    EXPECT_EQ(r.fused->stats().last_plan.fused_nodes, 4u);
+    EXPECT_EQ(r.fused->stats().last_plan.run_steps, 4u);
     // plain: project's output is observed, so only relu_a and sum_two_convs fuse.
-    EXPECT_EQ(plain->stats().last_plan.fused_nodes, 2u);
+    EXPECT_EQ(r.plain->stats().last_plan.fused_nodes, 2u);
   }
 }
-
-}  // namespace
-}  // namespace webnx::testing
-
-namespace webnx::testing {
-namespace {
 
 // Activations after convs: SiLU (x * Sigmoid(x)) after an im2col conv, HardSigmoid(x) * x after
 // a 1x1 conv, HardSwish after a depthwise conv, a plain Sigmoid after a 1x1 conv, and SiLU after
@@ -710,27 +721,16 @@ std::string ActivationModel(bool observe) {
 }
 
 TEST(Session, ActivationsFusedIntoTheConvEpilogue) {
-  std::unique_ptr<Session> fused, plain;
-  ASSERT_TRUE(CreateSession(ActivationModel(false), &fused).ok());
-  ASSERT_TRUE(CreateSession(ActivationModel(true), &plain).ok());
-  const Tensor x = MakeFloat({2, 5, 7, 9}, RandomValues(2 * 5 * 7 * 9, 27, -3.f, 3.f));
-  std::vector<const Tensor*> got, want;
-  ASSERT_TRUE(fused->Run({Feed("X", x)}, &got).ok());
-  ASSERT_TRUE(plain->Run({Feed("X", x)}, &want).ok());
-  EXPECT_EQ(FloatValues(*got[0]), FloatValues(*want[0]));
+  BothWays r;
+  RunBothWays(ActivationModel(false), ActivationModel(true), {2, 5, 7, 9}, 27, -3.f, 3.f, &r);
+  EXPECT_EQ(r.got, r.want);
   // sigmoid_a + silu, hard_sigmoid_b + gate_b, hard_swish, sigmoid_e; the Winograd conv's
   // Sigmoid and Mul stay steps.
-  EXPECT_EQ(fused->stats().last_plan.fused_nodes, 6u);
-  EXPECT_EQ(fused->stats().last_plan.run_steps, 8u);
-  EXPECT_EQ(plain->stats().last_plan.fused_nodes, 0u);
-  EXPECT_EQ(plain->stats().last_plan.run_steps, 14u);
+  EXPECT_EQ(r.fused->stats().last_plan.fused_nodes, 6u);
+  EXPECT_EQ(r.fused->stats().last_plan.run_steps, 8u);
+  EXPECT_EQ(r.plain->stats().last_plan.fused_nodes, 0u);
+  EXPECT_EQ(r.plain->stats().last_plan.run_steps, 14u);
 }
-
-}  // namespace
-}  // namespace webnx::testing
-
-namespace webnx::testing {
-namespace {
 
 // Conv+bias -> BatchNormalization -> Relu, a bias-less Conv -> BatchNormalization, and a
 // BatchNormalization after an Add (nothing to fold into). With `observe` the convs' outputs are
@@ -763,17 +763,12 @@ std::string BatchNormModel(bool observe) {
 }
 
 TEST(Session, BatchNormFoldedIntoTheConvBeforeIt) {
-  std::unique_ptr<Session> folded, plain;
-  ASSERT_TRUE(CreateSession(BatchNormModel(false), &folded).ok());
-  ASSERT_TRUE(CreateSession(BatchNormModel(true), &plain).ok());
-  EXPECT_EQ(folded->stats().loaded_nodes, 7u);
-  EXPECT_EQ(folded->stats().graph_nodes, 5u);  // bn_a and bn_d folded; bn_sum stays
-  EXPECT_EQ(plain->stats().graph_nodes, 7u);
-  const Tensor x = MakeFloat({2, 6, 5, 7}, RandomValues(2 * 6 * 5 * 7, 38, -2.f, 2.f));
-  std::vector<const Tensor*> got, want;
-  ASSERT_TRUE(folded->Run({Feed("X", x)}, &got).ok());
-  ASSERT_TRUE(plain->Run({Feed("X", x)}, &want).ok());
-  ExpectNear(FloatValues(*got[0]), FloatValues(*want[0]), "folded batch norm");
+  BothWays r;
+  RunBothWays(BatchNormModel(false), BatchNormModel(true), {2, 6, 5, 7}, 38, -2.f, 2.f, &r);
+  ExpectNear(r.got, r.want, "folded batch norm");
+  EXPECT_EQ(r.fused->stats().loaded_nodes, 7u);
+  EXPECT_EQ(r.fused->stats().graph_nodes, 5u);  // bn_a and bn_d folded; bn_sum stays
+  EXPECT_EQ(r.plain->stats().graph_nodes, 7u);
 }
 
 }  // namespace
