@@ -130,6 +130,10 @@ export function loadRuntime(factory, variant) {
         return {}; // exports arrive later, through receiveInstance
       },
     };
-    factory(moduleArg).then(resolve, reject);
+    factory(moduleArg).then((runtime) => {
+      // Gets V8 compiling the hot kernels while the model loads (kernels/simd/warm_up.h).
+      runtime.warmUpKernels();
+      resolve(runtime);
+    }, reject);
   });
 }

@@ -13,6 +13,7 @@
 
 #include "core/op_registry.h"
 #include "core/session.h"
+#include "kernels/simd/warm_up.h"
 #include "wasm/heap_stats.h"
 #include "wasm/limits_js.h"
 
@@ -263,6 +264,7 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("errorMessage", &WasmSession::errorMessage)
       .function("release", &WasmSession::release);
   emscripten::function("supportedOps", &SupportedOps);
+  emscripten::function("warmUpKernels", &simd::WarmUpKernels);
   emscripten::function("heapStats", &HeapStats);
 }
 

@@ -15,6 +15,7 @@
 #include "kernels/simd/im2col.h"
 #include "kernels/simd/maxpool.h"
 #include "kernels/simd/plane_sum.h"
+#include "kernels/simd/warm_up.h"
 
 namespace webnx::simd {
 namespace {
@@ -234,6 +235,12 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
                 ++cases;
               }
   EXPECT_GT(cases, 300);
+}
+
+// The start-up warm-up stays inside its buffers (ASan build) and leaves no state behind.
+TEST(SimdWarmUp, RunsOnItsOwnBuffers) {
+  WarmUpKernels();
+  WarmUpKernels();
 }
 
 // Against the serial double sum it replaced, on lengths around the 8-float step (tails 0-7),
