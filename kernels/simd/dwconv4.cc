@@ -81,13 +81,15 @@ void Deinterleave(const DepthwiseShape& s, const float* result, int count, float
     for (int c = 0; c < count; ++c) out[c * out_plane + i] = result[4 * i + c];
 }
 
-// Four consecutive output pixels of one row, starting at padded pixel `first` (the top-left
+// kPixels consecutive output pixels of one row, starting at padded pixel `first` (the top-left
 // tap of the first pixel). Taps run in a loop: unrolled, LLVM issues all their loads first and
 // V8 spills them.
-inline void FourPixels(const DepthwiseShape& s, const Padded4& p, const float* first,
-                       const float* w, f32x4 bias, f32x4 lo, f32x4 hi, float* dst) {
+template <int kPixels>
+inline void Pixels(const DepthwiseShape& s, const Padded4& p, const float* first, const float* w,
+                   f32x4 bias, f32x4 lo, f32x4 hi, float* dst) {
   const size_t step = static_cast<size_t>(s.stride_w) * 4;  // between output pixels
-  f32x4 acc0 = bias, acc1 = bias, acc2 = bias, acc3 = bias;
+  f32x4 acc[kPixels];
+  for (int i = 0; i < kPixels; ++i) acc[i] = bias;
 #pragma clang loop unroll(disable)
   for (int ky = 0; ky < s.kernel_h; ++ky) {
     const float* row = first + static_cast<size_t>(ky) * s.dilation_h * p.cols * 4;
@@ -95,25 +97,23 @@ inline void FourPixels(const DepthwiseShape& s, const Padded4& p, const float* f
     for (int kx = 0; kx < s.kernel_w; ++kx, w += 4) {
       const f32x4 wv = Load(w);
       const float* tap = row + static_cast<size_t>(kx) * s.dilation_w * 4;
-      acc0 = MulAdd(acc0, wv, Load(tap));
-      acc1 = MulAdd(acc1, wv, Load(tap + step));
-      acc2 = MulAdd(acc2, wv, Load(tap + 2 * step));
-      acc3 = MulAdd(acc3, wv, Load(tap + 3 * step));
+      for (int i = 0; i < kPixels; ++i) acc[i] = MulAdd(acc[i], wv, Load(tap + i * step));
     }
   }
-  Store(dst, Clamp(acc0, lo, hi));
-  Store(dst + 4, Clamp(acc1, lo, hi));
-  Store(dst + 8, Clamp(acc2, lo, hi));
-  Store(dst + 12, Clamp(acc3, lo, hi));
+  for (int i = 0; i < kPixels; ++i) Store(dst + 4 * i, Clamp(acc[i], lo, hi));
 }
 
+// Output pixels per call of Pixels: 8 accumulators, a weight and an input stay in registers
+// (measured 2% faster than 4 on MobileNetV2's depthwise convs).
+constexpr int kGroup = 8;
+
 // Floats between the padded input and the result, and after the result: a row's last group of
-// four pixels may run up to 3 pixels past the row, reading past the padded input's last row
-// and writing past the result's last pixel.
+// kGroup pixels may run up to kGroup - 1 pixels past the row, reading past the padded input's
+// last row and writing past the result's last pixel.
 size_t InputSlack(const DepthwiseShape& s) {
-  return static_cast<size_t>(3) * s.stride_w * 4;
+  return static_cast<size_t>(kGroup - 1) * s.stride_w * 4;
 }
-constexpr size_t kResultSlack = 3 * 4;
+constexpr size_t kResultSlack = (kGroup - 1) * 4;
 
 }  // namespace
 
@@ -160,14 +160,14 @@ void Depthwise4Block(const DepthwiseShape& s, const float* in, size_t in_plane, 
   alignas(16) float biases[4] = {0.f, 0.f, 0.f, 0.f};
   for (int c = 0; c < count && bias; ++c) biases[c] = bias[c];
   const f32x4 vbias = Load(biases), vlo = Splat(lo), vhi = Splat(hi);
-  // Rows in order, in groups of four pixels: a group running past its row writes the next
+  // Rows in order, in groups of kGroup pixels: a group running past its row writes the next
   // row's first pixels (recomputed right after) or the slack.
   for (int oy = 0; oy < s.out_h; ++oy) {
     const float* row = padded + static_cast<size_t>(oy) * s.stride_h * p.cols * 4;
     float* dst = result + static_cast<size_t>(oy) * s.out_w * 4;
-    for (int ox = 0; ox < s.out_w; ox += 4) {
-      FourPixels(s, p, row + static_cast<size_t>(ox) * s.stride_w * 4, block_weights, vbias, vlo,
-                 vhi, dst + 4 * ox);
+    for (int ox = 0; ox < s.out_w; ox += kGroup) {
+      Pixels<kGroup>(s, p, row + static_cast<size_t>(ox) * s.stride_w * 4, block_weights, vbias,
+                     vlo, vhi, dst + 4 * ox);
     }
   }
   Deinterleave(s, result, count, out, out_plane);
