@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/kernel.h"
+#include "core/limits.h"
 
 namespace webnx::nn {
 
@@ -40,11 +41,21 @@ inline Status AllocateScratch(int64_t count, Tensor* out) {
 }
 
 // MalformedModel unless ShapeNumel(shape) succeeds and fits one tensor.
+// The element count of a kernel's output, checked before the kernel sizes tables or scratch
+// from the output's dims: it must not overflow, and 4-byte elements must fit the byte cap in
+// force (limits.maxTensorBytes), which the planner applies to the output itself afterwards.
 inline Status CheckNumel(const PlanContext& ctx, const Shape& shape, const std::string& what) {
   int64_t n = 0;
   if (!ShapeNumel(shape, &n)) {
     return ctx.Error(ErrorCode::kShapeMismatch,
                      what + " shape " + ShapeToString(shape) + " is invalid or too large");
+  }
+  const int64_t cap = CurrentTensorByteLimit();
+  if (n > cap / 4) {
+    return ctx.Error(ErrorCode::kOutOfMemory, what + " shape " + ShapeToString(shape) + " has " +
+                                                  std::to_string(n) + " elements; the limit is " +
+                                                  std::to_string(cap) +
+                                                  " bytes (limits.maxTensorBytes)");
   }
   return Status::Ok();
 }
