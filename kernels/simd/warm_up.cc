@@ -6,6 +6,8 @@
 #include "kernels/simd/dwconv4.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/im2col.h"
+#include "kernels/simd/maxpool.h"
+#include "kernels/simd/winograd.h"
 
 namespace webnx::simd {
 namespace {
@@ -46,6 +48,18 @@ void WarmUpKernels() {
     Depthwise4Block(dw4, b.data(), 196, 0, 4, dw4_weights.data(), nullptr, 0.f, 6.f, c.data(), 49,
                     dw4_scratch.data());
     Im2ColPanels(g, b.data(), 0, 64, columns.data());
+  }
+  const WinogradShape wino{16, 16, 8, 8, 8, 8, 1, 1};
+  std::vector<float> wino_weights(WinogradWeightFloats(wino));
+  WinogradPackWeights(wino, b.data(), wino_weights.data());
+  std::vector<float> wino_scratch(WinogradScratchFloats(wino));
+  const Pool2DShape pool{16, 16, 8, 8, 3, 3, 2, 2, 1, 1};
+  std::vector<float> pool_scratch(MaxPoolScratchFloats(pool));
+  MaxPoolInitScratch(pool, pool_scratch.data());
+  for (int r = 0; r < kRounds; ++r) {
+    WinogradBlock(wino, b.data(), wino_weights.data(), 0, WinogradTiles(wino), plain, c.data(),
+                  wino_scratch.data());
+    MaxPoolPlane(pool, b.data(), c.data(), pool_scratch.data());
   }
 }
 

@@ -1,7 +1,6 @@
 #include "kernels/simd/winograd.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "kernels/simd/vec.h"
 
@@ -186,30 +185,38 @@ size_t WinogradWeightFloats(const WinogradShape& s) {
   return 16 * UStride(s);
 }
 
+// Four output channels at a time, one per lane: the transformed weights of a panel of 4 rows
+// are one vector per (matrix, input channel), stored straight into the GEMM's packed layout
+// (PackLhs's: panel p at p * Cin, input channel ci at 4 * ci). Channels past Cout are zero.
 void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed) {
   const int cout = s.out_channels, cin = s.in_channels;
-  // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], as 16 [Cout x Cin] matrices.
-  std::vector<float> u(static_cast<size_t>(16) * cout * cin);
-  for (int co = 0; co < cout; ++co)
+  const size_t ustride = UStride(s);
+  const f32x4 half = Splat(0.5f);
+  for (int p = 0; p < cout; p += 4) {
+    const float* g[4];
+    for (int lane = 0; lane < 4; ++lane)
+      g[lane] = p + lane < cout ? w + static_cast<size_t>(p + lane) * cin * 9 : nullptr;
     for (int ci = 0; ci < cin; ++ci) {
-      const float* g = w + (static_cast<size_t>(co) * cin + ci) * 9;
-      float gg[4][3];
+      alignas(16) float taps[9][4];
+      for (int lane = 0; lane < 4; ++lane)
+        for (int t = 0; t < 9; ++t) taps[t][lane] = g[lane] ? g[lane][ci * 9 + t] : 0.f;
+      // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
+      f32x4 gg[4][3];
       for (int q = 0; q < 3; ++q) {
-        gg[0][q] = g[q];
-        gg[1][q] = 0.5f * (g[q] + g[3 + q] + g[6 + q]);
-        gg[2][q] = 0.5f * (g[q] - g[3 + q] + g[6 + q]);
-        gg[3][q] = g[6 + q];
+        const f32x4 a = Load(taps[q]), b = Load(taps[3 + q]), c = Load(taps[6 + q]);
+        gg[0][q] = a;
+        gg[1][q] = Mul(half, Add(Add(a, b), c));
+        gg[2][q] = Mul(half, Add(Sub(a, b), c));
+        gg[3][q] = c;
       }
+      float* dst = packed + static_cast<size_t>(p) * cin + static_cast<size_t>(ci) * 4;
       for (int r = 0; r < 4; ++r) {
-        const float row[4] = {gg[r][0], 0.5f * (gg[r][0] + gg[r][1] + gg[r][2]),
-                              0.5f * (gg[r][0] - gg[r][1] + gg[r][2]), gg[r][2]};
-        for (int q = 0; q < 4; ++q)
-          u[(static_cast<size_t>(r * 4 + q) * cout + co) * cin + ci] = row[q];
+        const f32x4 row[4] = {gg[r][0], Mul(half, Add(Add(gg[r][0], gg[r][1]), gg[r][2])),
+                              Mul(half, Add(Sub(gg[r][0], gg[r][1]), gg[r][2])), gg[r][2]};
+        for (int q = 0; q < 4; ++q) Store(dst + (r * 4 + q) * ustride, row[q]);
       }
     }
-  for (int xi = 0; xi < 16; ++xi)
-    PackLhs(u.data() + static_cast<size_t>(xi) * cout * cin, cout, cin, cin,
-            packed + xi * UStride(s));
+  }
 }
 
 size_t WinogradScratchFloats(const WinogradShape& s) {
