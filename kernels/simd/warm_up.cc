@@ -2,11 +2,14 @@
 
 #include <vector>
 
+#include "kernels/simd/activation.h"
+#include "kernels/simd/arith.h"
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/dwconv4.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/im2col.h"
 #include "kernels/simd/maxpool.h"
+#include "kernels/simd/plane_sum.h"
 #include "kernels/simd/winograd.h"
 
 namespace webnx::simd {
@@ -61,6 +64,23 @@ void WarmUpKernels() {
                   wino_scratch.data());
     MaxPoolPlane(pool, b.data(), c.data(), pool_scratch.data());
   }
+  // The activation epilogues (SiLU, hard-swish), squeeze-excite's scale and the global pool.
+  Activation silu, hard_swish;
+  silu.kind = ActivationKind::kSigmoid;
+  silu.gated = true;
+  hard_swish.kind = ActivationKind::kHardSigmoid;
+  hard_swish.alpha = 1.f / 6.f;
+  hard_swish.beta = 0.5f;
+  hard_swish.gated = true;
+  double sum = 0;
+  for (int r = 0; r < kRounds; ++r) {
+    ApplyActivation(silu, c.data(), 1024);
+    ApplyActivation(hard_swish, c.data(), 1024);
+    ArithScalar(ArithOp::kMul, b.data(), 0.5f, false, c.data(), 1024);
+    ArithSame(ArithOp::kAdd, b.data(), b.data() + 1024, c.data(), 1024);
+    sum += PlaneSum(b.data(), 4096);
+  }
+  c[0] = static_cast<float>(sum);  // keeps the sums from being optimised away
 }
 
 }  // namespace webnx::simd
