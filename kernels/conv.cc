@@ -212,7 +212,7 @@ class ConvKernel : public Kernel {
     simd_ = true;
     weights_for_depthwise_ = w->ptr<float>();  // constants outlive every plan made from them
     if (path_ == ConvPath::kDirect) return PlanDepthwise(ctx);
-    if (PlanWinograd(w)) {
+    if (PlanWinograd(w, ctx.threads())) {
       return Tensor::AllocateUninitialized(
           DType::kFloat32, {winograd_scratch_floats_ * ctx.threads()}, &rhs_panels_);
     }
@@ -308,9 +308,14 @@ class ConvKernel : public Kernel {
                     simd::GemmPrefersUnpackedRhs(static_cast<int>(group_out_), k);
     column_block_ = simd::GemmColumnBlock(k);
     col_blocks_ = (out_plane_ + column_block_ - 1) / column_block_;
-    // Few column blocks (small late-layer planes): split the output channels too.
+    SplitRows(images * col_blocks_, threads);
+  }
+
+  // Few tasks otherwise (small late-layer planes): split each group's output channels into
+  // chunks of a multiple of 4 rows too.
+  void SplitRows(int64_t tasks, int threads) {
     row_chunks_ = 1;
-    if (threads > 1 && images * col_blocks_ < 2 * threads) {
+    if (threads > 1 && tasks < 2 * threads) {
       row_chunks_ = std::max<int64_t>(1, std::min<int64_t>((group_out_ + 15) / 16, 2 * threads));
     }
     chunk_rows_ = ((group_out_ + row_chunks_ - 1) / row_chunks_ + 3) / 4 * 4;
@@ -318,7 +323,7 @@ class ConvKernel : public Kernel {
 
   // 3x3, stride 1, one group, enough channels for the transforms to pay: Winograd F(2x2, 3x3)
   // with its transformed weights in packed_.
-  bool PlanWinograd(const Tensor* w) {
+  bool PlanWinograd(const Tensor* w, int threads) {
     winograd_ = false;
     const nn::WindowAxis& ah = axes_[1];
     const nn::WindowAxis& aw = axes_[2];
@@ -343,16 +348,24 @@ class ConvKernel : public Kernel {
     winograd_tiles_ = simd::WinogradTiles(winograd_shape_);
     winograd_blocks_ =
         (winograd_tiles_ + simd::kWinogradTilesPerBlock - 1) / simd::kWinogradTilesPerBlock;
+    SplitRows(batch_ * winograd_blocks_, threads);
     col_ = Tensor();
     winograd_ = true;
     return true;
   }
 
+  // Tasks over (image, block of tiles, channel chunk): small planes have few blocks, so their
+  // output channels are split too (each chunk transforms the block's inputs itself).
   void RunWinograd(const RunContext& ctx, const float* x, const float* bias, const float* addend,
                    float* y) {
-    ctx.ParallelFor(batch_ * winograd_blocks_, [&](int64_t task, int slot) {
-      const int64_t image = task / winograd_blocks_;
-      const int first = static_cast<int>(task % winograd_blocks_) * simd::kWinogradTilesPerBlock;
+    ctx.ParallelFor(batch_ * winograd_blocks_ * row_chunks_, [&](int64_t task, int slot) {
+      const int64_t chunk = task % row_chunks_;
+      const int64_t block = task / row_chunks_ % winograd_blocks_;
+      const int64_t image = task / row_chunks_ / winograd_blocks_;
+      const int row0 = static_cast<int>(chunk * chunk_rows_);
+      const int rows = static_cast<int>(std::min<int64_t>(chunk_rows_, out_channels_ - row0));
+      if (rows <= 0) return;
+      const int first = static_cast<int>(block) * simd::kWinogradTilesPerBlock;
       simd::GemmEpilogue ep;
       ep.bias = bias;
       ep.min = clamp_lo_;
@@ -360,8 +373,8 @@ class ConvKernel : public Kernel {
       ep.addend = addend ? addend + image * out_channels_ * out_plane_ : nullptr;
       simd::WinogradBlock(winograd_shape_, x + image * in_channels_ * in_plane_,
                           packed_.ptr<float>(), first,
-                          std::min(simd::kWinogradTilesPerBlock, winograd_tiles_ - first), ep,
-                          y + image * out_channels_ * out_plane_,
+                          std::min(simd::kWinogradTilesPerBlock, winograd_tiles_ - first), row0,
+                          rows, ep, y + image * out_channels_ * out_plane_,
                           rhs_panels_.ptr<float>() + slot * winograd_scratch_floats_);
     });
   }

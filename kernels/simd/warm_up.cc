@@ -60,8 +60,8 @@ void WarmUpKernels() {
   std::vector<float> pool_scratch(MaxPoolScratchFloats(pool));
   MaxPoolInitScratch(pool, pool_scratch.data());
   for (int r = 0; r < kRounds; ++r) {
-    WinogradBlock(wino, b.data(), wino_weights.data(), 0, WinogradTiles(wino), plain, c.data(),
-                  wino_scratch.data());
+    WinogradBlock(wino, b.data(), wino_weights.data(), 0, WinogradTiles(wino), 0, 16, plain,
+                  c.data(), wino_scratch.data());
     MaxPoolPlane(pool, b.data(), c.data(), pool_scratch.data());
   }
   // The activation epilogues (SiLU, hard-swish), squeeze-excite's scale and the global pool.

@@ -126,13 +126,13 @@ inline float Finish(float v, int co, int oy, int ox, const WinogradShape& s,
   return std::min(std::max(v, ep.min), ep.max);
 }
 
-// Outputs of tiles [first, first + count) from the 16 products.
-void TransformOutputs(const WinogradShape& s, const float* m, int first, int count,
-                      const GemmEpilogue& ep, float* y) {
+// Outputs of tiles [first, first + count), channels [row0, row_end), from the 16 products.
+void TransformOutputs(const WinogradShape& s, const float* m, int first, int count, int row0,
+                      int row_end, const GemmEpilogue& ep, float* y) {
   const TileGrid grid{(s.out_w + 1) / 2};
   const size_t m_stride = MStride(s);
   const f32x4 lo = Splat(ep.min), hi = Splat(ep.max);
-  for (int co = 0; co < s.out_channels; ++co) {
+  for (int co = row0; co < row_end; ++co) {
     const float* mc = m + static_cast<size_t>(co) * kT;
     float* yc = y + static_cast<size_t>(co) * s.out_h * s.out_w;
     const float* ac = ep.addend ? ep.addend + static_cast<size_t>(co) * s.out_h * s.out_w : nullptr;
@@ -224,16 +224,19 @@ size_t WinogradScratchFloats(const WinogradShape& s) {
 }
 
 void WinogradBlock(const WinogradShape& s, const float* x, const float* packed_weights, int first,
-                   int count, const GemmEpilogue& epilogue, float* y, float* scratch) {
+                   int count, int row0, int rows, const GemmEpilogue& epilogue, float* y,
+                   float* scratch) {
   float* v = scratch;
   float* m = scratch + 16 * VStride(s);
   TransformInputs(s, x, first, count, v);
   const GemmEpilogue none;
+  const size_t a_offset = static_cast<size_t>(row0) * s.in_channels;  // PackLhs's panel row0 / 4
+  const size_t m_offset = static_cast<size_t>(row0) * kT;
   for (int xi = 0; xi < 16; ++xi) {
-    GemmPacked(s.out_channels, count, s.in_channels, packed_weights + xi * UStride(s),
-               v + xi * VStride(s), m + xi * MStride(s), kT, none);
+    GemmPacked(rows, count, s.in_channels, packed_weights + xi * UStride(s) + a_offset,
+               v + xi * VStride(s), m + xi * MStride(s) + m_offset, kT, none);
   }
-  TransformOutputs(s, m, first, count, epilogue, y);
+  TransformOutputs(s, m, first, count, row0, row0 + rows, epilogue, y);
 }
 
 }  // namespace webnx::simd

@@ -34,9 +34,11 @@ void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed);
 size_t WinogradScratchFloats(const WinogradShape& s);
 
 // Tiles [first, first + count) (row-major over the tile grid, count <= kWinogradTilesPerBlock)
-// of one image: x is [Cin, in_h, in_w], y is [Cout, out_h, out_w]. The epilogue's bias, clamp
-// and addend (laid out like y) apply as in GemmPacked.
+// of output channels [row0, row0 + rows) (row0 a multiple of 4) of one image: x is
+// [Cin, in_h, in_w], y is [Cout, out_h, out_w]. The epilogue's bias, clamp and addend (laid out
+// like y) apply as in GemmPacked. Splitting the channels changes no output's arithmetic.
 void WinogradBlock(const WinogradShape& s, const float* x, const float* packed_weights, int first,
-                   int count, const GemmEpilogue& epilogue, float* y, float* scratch);
+                   int count, int row0, int rows, const GemmEpilogue& epilogue, float* y,
+                   float* scratch);
 
 }  // namespace webnx::simd

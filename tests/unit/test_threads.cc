@@ -11,6 +11,7 @@
 
 #include "core/session.h"
 #include "core/thread_pool.h"
+#include "tests/unit/model_builder.h"
 
 namespace webnx {
 namespace {
@@ -72,6 +73,53 @@ TEST(Threads, DigitsModelIsBitIdenticalForAnyThreadCount) {
                     .ok());
     std::vector<const Tensor*> outputs;
     Status s = session->Run({NamedTensor{session->inputs()[0].name, x}}, &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const float* y = outputs[0]->ptr<float>();
+    std::vector<float> got(y, y + outputs[0]->numel());
+    if (reference.empty()) {
+      reference = got;
+    } else {
+      ASSERT_EQ(0, std::memcmp(got.data(), reference.data(), got.size() * sizeof(float)))
+          << threads << " threads";
+    }
+  }
+}
+
+// Small planes split their output channels over threads (GEMM row chunks; Winograd channel
+// chunks): a Winograd conv on 7x7 planes with 20 output channels (a partial chunk), a 1x1 and a
+// depthwise conv after it, bit-identical for any thread count.
+TEST(Threads, SmallPlaneChannelSplitsAreBitIdentical) {
+  using testing::kOnnxFloat;
+  testing::ModelBuilder b;
+  b.Input("X", kOnnxFloat, {1, 24, 7, 7});
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-0.3f, 0.3f);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+  };
+  b.FloatInit("W", {20, 24, 3, 3}, values(20 * 24 * 9));
+  b.FloatInit("B", {20}, values(20));
+  b.FloatInit("P", {36, 20, 1, 1}, values(36 * 20));
+  b.FloatInit("D", {36, 1, 3, 3}, values(36 * 9));
+  b.Node("Conv", {"X", "W", "B"}, {"a"}, "winograd").Ints("pads", {1, 1, 1, 1});
+  b.Node("Relu", {"a"}, {"r"});
+  b.Node("Conv", {"r", "P"}, {"p"}, "pointwise");
+  b.Node("Conv", {"p", "D"}, {"Y"}, "depthwise").Ints("pads", {1, 1, 1, 1}).Int("group", 36);
+  b.Output("Y", kOnnxFloat, {1, 36, 7, 7});
+  const std::string bytes = b.Bytes();
+  Tensor x;
+  ASSERT_TRUE(Tensor::Allocate(DType::kFloat32, {1, 24, 7, 7}, &x).ok());
+  for (int64_t i = 0; i < x.numel(); ++i) x.ptr<float>()[i] = dist(rng);
+  std::vector<float> reference;
+  for (int threads : {1, 2, 3, 4}) {
+    SessionOptions options;
+    options.num_threads = threads;
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(testing::CreateSession(bytes, &session, options).ok());
+    std::vector<const Tensor*> outputs;
+    Status s = session->Run({NamedTensor{"X", x}}, &outputs);
     ASSERT_TRUE(s.ok()) << s.ToString();
     const float* y = outputs[0]->ptr<float>();
     std::vector<float> got(y, y + outputs[0]->numel());
