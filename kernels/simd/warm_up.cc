@@ -39,6 +39,9 @@ void WarmUpKernels() {
   const DepthwiseShape dw{28, 28, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1};
   std::vector<float> dw_scratch(DepthwiseScratchFloats(dw));
   DepthwiseInitScratch(dw, dw_scratch.data());
+  const DepthwiseShape dw5{28, 28, 28, 28, 5, 5, 1, 1, 2, 2, 1, 1};  // MobileNetV3, EfficientNet
+  std::vector<float> dw5_scratch(DepthwiseScratchFloats(dw5));
+  DepthwiseInitScratch(dw5, dw5_scratch.data());
   const DepthwiseShape dw4{14, 14, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1};
   std::vector<float> dw4_scratch(Depthwise4ScratchFloats(dw4));
   Depthwise4InitScratch(dw4, dw4_scratch.data());
@@ -48,6 +51,7 @@ void WarmUpKernels() {
   std::vector<float> columns(PackedRhsSize(8 * 9, 64));
   for (int r = 0; r < kRounds; ++r) {
     DepthwisePlane(dw, b.data(), a.data(), 0.f, c.data(), 0.f, 6.f, dw_scratch.data());
+    DepthwisePlane(dw5, b.data(), a.data(), 0.f, c.data(), 0.f, 6.f, dw5_scratch.data());
     Depthwise4Block(dw4, b.data(), 196, 0, 4, dw4_weights.data(), nullptr, 0.f, 6.f, c.data(), 49,
                     dw4_scratch.data());
     Im2ColPanels(g, b.data(), 0, 64, columns.data());
