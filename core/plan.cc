@@ -93,42 +93,48 @@ Status RunKernel(const Node& node, Kernel& kernel, std::vector<const Tensor*> in
 
 }  // namespace
 
-namespace {
+struct Plan::ValueUse {
+  const std::unordered_map<std::string, int>& readers;  // graph outputs count as readers
+  const std::unordered_map<std::string, int>& first_output_of_step;
 
-// The step whose output 0 is `value` when nothing else reads it (a fusion may then change
-// what that step writes), or -1.
-int SoleReaderProducer(const std::string& value,
-                       const std::unordered_map<std::string, int>& readers,
-                       const std::unordered_map<std::string, int>& first_output_of_step) {
-  auto producer = first_output_of_step.find(value);
-  auto count = readers.find(value);
-  const bool sole = count != readers.end() && count->second == 1;
-  return producer != first_output_of_step.end() && sole ? producer->second : -1;
+  int Readers(const std::string& value) const {
+    auto it = readers.find(value);
+    return it == readers.end() ? 0 : it->second;
+  }
+  // The step whose output 0 is `value`, or -1.
+  int Producer(const std::string& value) const {
+    auto it = first_output_of_step.find(value);
+    return it == first_output_of_step.end() ? -1 : it->second;
+  }
+  // The producer when nothing else reads the value (a fusion may then change what that step
+  // writes), or -1.
+  int SoleReaderProducer(const std::string& value) const {
+    return Readers(value) == 1 ? Producer(value) : -1;
+  }
+};
+
+int Plan::ElementwiseProducer(const Node& node, const std::vector<PlannedValue>& outputs,
+                              const ValueUse& use, const Plan& plan) {
+  if (node.inputs.empty() || node.outputs.size() != 1) return -1;
+  const int producer = use.SoleReaderProducer(node.inputs[0]);
+  if (producer < 0) return -1;
+  const Tensor* produced = plan.steps_[producer].outputs[0];
+  if (produced->dtype != outputs[0].dtype || produced->shape != outputs[0].shape) return -1;
+  return producer;
 }
 
-}  // namespace
-
 bool Plan::TryFuseClamp(const Node& node, const Kernel& kernel,
-                        const std::vector<PlannedValue>& outputs,
-                        const std::unordered_map<std::string, int>& readers,
-                        const std::unordered_map<std::string, int>& first_output_of_step,
-                        Plan* plan) {
+                        const std::vector<PlannedValue>& outputs, const ValueUse& use, Plan* plan) {
   float lo = 0, hi = 0;
-  if (node.inputs.empty() || node.outputs.size() != 1 || !kernel.IsClamp(&lo, &hi)) return false;
-  // Other readers would need the unclamped values.
-  const int producer = SoleReaderProducer(node.inputs[0], readers, first_output_of_step);
-  if (producer < 0) return false;
-  const Tensor* produced = plan->steps_[producer].outputs[0];
-  if (produced->dtype != outputs[0].dtype || produced->shape != outputs[0].shape) return false;
-  return plan->steps_[producer].kernel->FuseClamp(lo, hi);
+  if (!kernel.IsClamp(&lo, &hi)) return false;
+  const int producer = ElementwiseProducer(node, outputs, use, *plan);
+  return producer >= 0 && plan->steps_[producer].kernel->FuseClamp(lo, hi);
 }
 
 int Plan::TryFuseSum(const Node& node, const Kernel& kernel,
                      const std::vector<PlannedValue>& outputs,
-                     const std::vector<const PlannedValue*>& inputs,
-                     const std::unordered_map<std::string, int>& readers,
-                     const std::unordered_map<std::string, int>& first_output_of_step, Plan* plan,
-                     int* addend_input) {
+                     const std::vector<const PlannedValue*>& inputs, const ValueUse& use,
+                     Plan* plan, int* addend_input) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1 || !kernel.IsSum()) return -1;
   if (!inputs[0] || !inputs[1] || inputs[0]->shape != inputs[1]->shape ||
       inputs[0]->shape != outputs[0].shape) {
@@ -138,15 +144,13 @@ int Plan::TryFuseSum(const Node& node, const Kernel& kernel,
   // the time it runs, and its output must have no reader but this sum.
   int best = -1, addend = -1;
   for (int i = 0; i < 2; ++i) {
-    const int producer = SoleReaderProducer(node.inputs[i], readers, first_output_of_step);
+    const int producer = use.SoleReaderProducer(node.inputs[i]);
     if (producer > best) {
       best = producer;
       addend = 1 - i;
     }
   }
-  if (best < 0) return -1;
-  auto other = first_output_of_step.find(node.inputs[addend]);
-  if (other != first_output_of_step.end() && other->second > best) return -1;
+  if (best < 0 || use.Producer(node.inputs[addend]) > best) return -1;
   Step& step = plan->steps_[best];
   const Tensor* produced = step.outputs[0];
   if (produced->dtype != DType::kFloat32 || produced->shape != outputs[0].shape) return -1;
@@ -160,25 +164,16 @@ int Plan::TryFuseSum(const Node& node, const Kernel& kernel,
 }
 
 bool Plan::TryFuseFunction(const Node& node, const Kernel& kernel,
-                           const std::vector<PlannedValue>& outputs,
-                           const std::unordered_map<std::string, int>& readers,
-                           const std::unordered_map<std::string, int>& first_output_of_step,
+                           const std::vector<PlannedValue>& outputs, const ValueUse& use,
                            Plan* plan) {
   EpilogueFunction f;
-  if (node.inputs.size() != 1 || node.outputs.size() != 1 || !kernel.IsEpilogueFunction(&f)) {
-    return false;
-  }
-  const int producer = SoleReaderProducer(node.inputs[0], readers, first_output_of_step);
-  if (producer < 0) return false;
-  const Tensor* produced = plan->steps_[producer].outputs[0];
-  if (produced->dtype != outputs[0].dtype || produced->shape != outputs[0].shape) return false;
-  return plan->steps_[producer].kernel->FuseFunction(f);
+  if (node.inputs.size() != 1 || !kernel.IsEpilogueFunction(&f)) return false;
+  const int producer = ElementwiseProducer(node, outputs, use, *plan);
+  return producer >= 0 && plan->steps_[producer].kernel->FuseFunction(f);
 }
 
 int Plan::TryFuseGated(const Node& node, const Kernel& kernel,
-                       const std::vector<PlannedValue>& outputs,
-                       const std::unordered_map<std::string, int>& readers,
-                       const std::unordered_map<std::string, int>& first_output_of_step, Plan* plan,
+                       const std::vector<PlannedValue>& outputs, const ValueUse& use, Plan* plan,
                        std::string* gate_output) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1 || !kernel.IsProduct() ||
       plan->steps_.empty()) {
@@ -196,15 +191,10 @@ int Plan::TryFuseGated(const Node& node, const Kernel& kernel,
   if (node.inputs[0] == x && node.inputs[1] == fx) x_input = 0;
   if (node.inputs[1] == x && node.inputs[0] == fx) x_input = 1;
   // x is read by f and the product only, f(x) by the product only.
-  auto x_readers = readers.find(x);
-  auto fx_readers = readers.find(fx);
-  if (x_input < 0 || x_readers == readers.end() || x_readers->second != 2 ||
-      fx_readers == readers.end() || fx_readers->second != 1) {
-    return -1;
-  }
-  auto producer = first_output_of_step.find(x);
-  if (producer == first_output_of_step.end()) return -1;
-  Step& step = plan->steps_[producer->second];
+  if (x_input < 0 || use.Readers(x) != 2 || use.Readers(fx) != 1) return -1;
+  const int producer = use.Producer(x);
+  if (producer < 0) return -1;
+  Step& step = plan->steps_[producer];
   const Tensor* produced = step.outputs[0];
   if (produced->dtype != DType::kFloat32 || produced->shape != outputs[0].shape) return -1;
   f.gated = true;
@@ -236,6 +226,7 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
 Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
                    const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
                    std::unique_ptr<Plan>* out, std::vector<int>* unknown_inputs) {
+  const double start_ms = NowMs();
   const Graph& graph = rg.graph;
   auto plan = std::unique_ptr<Plan>(new Plan());
   plan->stats_.graph_nodes = graph.nodes.size();
@@ -268,6 +259,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     for (const auto& name : node.inputs) ++readers[name];
   for (const auto& out : graph.outputs) ++readers[out.name];
   std::unordered_map<std::string, int> first_output_of_step;
+  const ValueUse use{readers, first_output_of_step};
   int64_t plan_constant_bytes = 0;  // outputs of nodes evaluated at plan time
 
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -333,17 +325,16 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       ++plan->stats_.fused_nodes;
     };
 
-    if (TryFuseClamp(node, *kernel, out_planned, readers, first_output_of_step, plan.get())) {
+    if (TryFuseClamp(node, *kernel, out_planned, use, plan.get())) {
       output_is_buffer_of(node.inputs[0]);  // clamped in the producer's epilogue
       continue;
     }
-    if (TryFuseFunction(node, *kernel, out_planned, readers, first_output_of_step, plan.get())) {
+    if (TryFuseFunction(node, *kernel, out_planned, use, plan.get())) {
       output_is_buffer_of(node.inputs[0]);
       continue;
     }
     std::string gate_output;
-    const int gated_input = TryFuseGated(node, *kernel, out_planned, readers, first_output_of_step,
-                                         plan.get(), &gate_output);
+    const int gated_input = TryFuseGated(node, *kernel, out_planned, use, plan.get(), &gate_output);
     if (gated_input >= 0) {
       // The dropped gate step's output is never written: it takes no arena space.
       auto gate_buffer = buffer_of.find(gate_output);
@@ -355,8 +346,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     }
 
     int addend_input = -1;
-    const int sum_into = TryFuseSum(node, *kernel, out_planned, in_planned, readers,
-                                    first_output_of_step, plan.get(), &addend_input);
+    const int sum_into =
+        TryFuseSum(node, *kernel, out_planned, in_planned, use, plan.get(), &addend_input);
     if (sum_into >= 0) {
       // The step adds the other input in its epilogue: this node's output is its buffer, and
       // the other input's buffer must live until that step.
@@ -441,6 +432,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       integer_only = integer_only && (!t || t->dtype != DType::kFloat32);
     if (integer_only) ++plan->stats_.shape_steps;
   }
+  plan->stats_.build_ms = NowMs() - start_ms;
   *out = std::move(plan);
   return Status::Ok();
 }

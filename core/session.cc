@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "core/clock.h"
 #include "core/graph_limits.h"
 #include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
@@ -284,7 +283,6 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
     }
     std::unique_ptr<Plan> fresh;
     std::vector<int> unknown;
-    const double start_ms = NowMs();
     Status s = Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, &fresh, &unknown);
     if (!s.ok()) {
       // Retry once more per input a failing node needed the contents of, when that input is
@@ -300,7 +298,6 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
       return s;
     }
     ++stats_.plans_built;
-    fresh->set_build_ms(NowMs() - start_ms);
     plans_.emplace_front(key, std::move(fresh));
     while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
     *plan = plans_.front().second.get();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/epilogue_function.h"
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
@@ -113,7 +114,7 @@ class ConvKernel : public Kernel {
   int FuseAddend() override {
     const bool gemm = path_ == ConvPath::kPointwise || path_ == ConvPath::kIm2Col;
     if (!simd_ || !gemm || has_addend_ || clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY ||
-        activation_.kind != simd::ActivationKind::kNone) {
+        HasActivation()) {
       return -1;
     }
     has_addend_ = true;
@@ -121,7 +122,7 @@ class ConvKernel : public Kernel {
   }
 
   bool FuseClamp(float lo, float hi) override {
-    if (activation_.kind != simd::ActivationKind::kNone) return false;
+    if (HasActivation()) return false;  // the clamp would have to come after it
     clamp_lo_ = std::max(clamp_lo_, lo);
     clamp_hi_ = std::min(clamp_hi_, hi);
     return true;
@@ -129,16 +130,11 @@ class ConvKernel : public Kernel {
 
   // The SIMD GEMM and depthwise paths apply Sigmoid / HardSigmoid (gated or not) last.
   bool FuseFunction(const EpilogueFunction& f) override {
-    const auto kind = static_cast<simd::ActivationKind>(f.kind);
+    const simd::Activation a = ActivationOf(f);
     const bool known =
-        kind == simd::ActivationKind::kSigmoid || kind == simd::ActivationKind::kHardSigmoid;
-    if (!simd_ || winograd_ || !known || activation_.kind != simd::ActivationKind::kNone) {
-      return false;
-    }
-    activation_.kind = kind;
-    activation_.alpha = f.alpha;
-    activation_.beta = f.beta;
-    activation_.gated = f.gated;
+        a.kind == simd::ActivationKind::kSigmoid || a.kind == simd::ActivationKind::kHardSigmoid;
+    if (!simd_ || winograd_ || !known || HasActivation()) return false;
+    activation_ = a;
     return true;
   }
 
@@ -158,6 +154,8 @@ class ConvKernel : public Kernel {
   }
 
  private:
+  bool HasActivation() const { return activation_.kind != simd::ActivationKind::kNone; }
+
   // The scalar paths: any rank, runtime weights, and the reference the SIMD ones are tested
   // against.
   WEBNX_SEPARATE_FUNCTION void RunReference(const float* x, const float* w, const float* bias,
@@ -265,7 +263,8 @@ class ConvKernel : public Kernel {
     dw_scratch_floats_ = static_cast<int64_t>(scratch);
     if (scratch == 0) return Status::Ok();
     WEBNX_RETURN_IF_ERROR(
-        Tensor::Allocate(DType::kFloat32, {dw_scratch_floats_ * ctx.threads()}, &dw_scratch_));
+        Tensor::AllocateUninitialized(DType::kFloat32, {dw_scratch_floats_ * ctx.threads()},
+                                      &dw_scratch_));  // zeroed by the Init calls below
     for (int slot = 0; slot < ctx.threads(); ++slot) {
       float* slot_scratch = dw_scratch_.ptr<float>() + slot * dw_scratch_floats_;
       if (depthwise4_) {

@@ -40,7 +40,6 @@ inline Status AllocateScratch(int64_t count, Tensor* out) {
   return Tensor::Allocate(DType::kFloat32, {count}, out);
 }
 
-// MalformedModel unless ShapeNumel(shape) succeeds and fits one tensor.
 // The element count of a kernel's output, checked before the kernel sizes tables or scratch
 // from the output's dims: it must not overflow, and 4-byte elements must fit the byte cap in
 // force (limits.maxTensorBytes), which the planner applies to the output itself afterwards.
@@ -51,11 +50,12 @@ inline Status CheckNumel(const PlanContext& ctx, const Shape& shape, const std::
                      what + " shape " + ShapeToString(shape) + " is invalid or too large");
   }
   const int64_t cap = CurrentTensorByteLimit();
-  if (n > cap / 4) {
-    return ctx.Error(ErrorCode::kOutOfMemory, what + " shape " + ShapeToString(shape) + " has " +
-                                                  std::to_string(n) + " elements; the limit is " +
-                                                  std::to_string(cap) +
-                                                  " bytes (limits.maxTensorBytes)");
+  constexpr int64_t kElement = sizeof(float);
+  if (n > cap / kElement) {
+    const Status over = LimitError(
+        ErrorCode::kOutOfMemory, what + " of shape " + ShapeToString(shape) + " needs",
+        n > INT64_MAX / kElement ? INT64_MAX : n * kElement, " bytes", cap, "maxTensorBytes");
+    return ctx.Error(over.code(), over.message());
   }
   return Status::Ok();
 }

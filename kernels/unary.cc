@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "kernels/dtype_dispatch.h"
+#include "kernels/epilogue_function.h"
 #include "kernels/registrations.h"
 #include "kernels/simd/activation.h"
 
@@ -40,21 +41,12 @@ template <typename Fn>
 struct HasAsClamp<Fn, std::void_t<decltype(std::declval<const Fn&>().AsClamp(nullptr, nullptr))>>
     : std::true_type {};
 
-// Functors a producer can apply in its epilogue describe themselves with AsEpilogue(f).
+// Functors a producer can apply in its epilogue describe themselves with AsActivation().
 template <typename Fn, typename = void>
-struct HasAsEpilogue : std::false_type {};
+struct HasAsActivation : std::false_type {};
 template <typename Fn>
-struct HasAsEpilogue<Fn, std::void_t<decltype(std::declval<const Fn&>().AsEpilogue(nullptr))>>
+struct HasAsActivation<Fn, std::void_t<decltype(std::declval<const Fn&>().AsActivation())>>
     : std::true_type {};
-
-EpilogueFunction EpilogueOf(simd::ActivationKind kind, float alpha, float beta, bool gated) {
-  EpilogueFunction f;
-  f.kind = static_cast<int>(kind);
-  f.alpha = alpha;
-  f.beta = beta;
-  f.gated = gated;
-  return f;
-}
 
 // Integer negation wraps (two's complement) instead of overflowing into undefined behaviour.
 template <typename T>
@@ -120,8 +112,8 @@ struct LeakyReluFn {
 };
 struct SigmoidFn : NoAttrs {
   void Vector(const float* x, float* y, int64_t n) const { simd::Sigmoid(x, y, n); }
-  void AsEpilogue(EpilogueFunction* f) const {
-    *f = EpilogueOf(simd::ActivationKind::kSigmoid, 0.f, 0.f, false);
+  simd::Activation AsActivation() const {
+    return {simd::ActivationKind::kSigmoid, 0.f, 0.f, false};
   }
   // From e^-|x| so nothing overflows; both branches are selects, so the loop vectorises.
   float operator()(float x) const {
@@ -141,16 +133,16 @@ struct HardSigmoidFn {
   void Vector(const float* x, float* y, int64_t n) const {
     simd::HardSigmoid(alpha, beta, x, y, n);
   }
-  void AsEpilogue(EpilogueFunction* f) const {
-    *f = EpilogueOf(simd::ActivationKind::kHardSigmoid, alpha, beta, false);
+  simd::Activation AsActivation() const {
+    return {simd::ActivationKind::kHardSigmoid, alpha, beta, false};
   }
 };
 struct HardSwishFn : NoAttrs {
   float operator()(float x) const { return x * ClampUnit(x * (1.f / 6.f) + 0.5f); }
   void Vector(const float* x, float* y, int64_t n) const { simd::HardSwish(x, y, n); }
   // x * hard-sigmoid(x) with alpha 1/6 and beta 1/2, rounded the same way.
-  void AsEpilogue(EpilogueFunction* f) const {
-    *f = EpilogueOf(simd::ActivationKind::kHardSigmoid, 1.f / 6.f, 0.5f, true);
+  simd::Activation AsActivation() const {
+    return {simd::ActivationKind::kHardSigmoid, 1.f / 6.f, 0.5f, true};
   }
 };
 struct TanhFn : NoAttrs {
@@ -277,9 +269,9 @@ class UnaryKernel final : public Kernel {
   }
 
   bool IsEpilogueFunction(EpilogueFunction* f) const override {
-    if constexpr (HasAsEpilogue<Fn>::value) {
+    if constexpr (HasAsActivation<Fn>::value) {
       if (dtype_ != DType::kFloat32) return false;
-      fn_.AsEpilogue(f);
+      *f = EpilogueOf(fn_.AsActivation());
       return true;
     }
     return false;

@@ -69,13 +69,8 @@ void WarmUpKernels() {
     MaxPoolPlane(pool, b.data(), c.data(), pool_scratch.data());
   }
   // The activation epilogues (SiLU, hard-swish), squeeze-excite's scale and the global pool.
-  Activation silu, hard_swish;
-  silu.kind = ActivationKind::kSigmoid;
-  silu.gated = true;
-  hard_swish.kind = ActivationKind::kHardSigmoid;
-  hard_swish.alpha = 1.f / 6.f;
-  hard_swish.beta = 0.5f;
-  hard_swish.gated = true;
+  const Activation silu{ActivationKind::kSigmoid, 0.f, 0.f, true};
+  const Activation hard_swish{ActivationKind::kHardSigmoid, 1.f / 6.f, 0.5f, true};
   double sum = 0;
   for (int r = 0; r < kRounds; ++r) {
     ApplyActivation(silu, c.data(), 1024);
