@@ -131,6 +131,11 @@ class Kernel {
   // Asks the kernel to apply `f` to output 0 last in its epilogue; true when it will. Nothing
   // fuses into it afterwards.
   virtual bool FuseFunction(const EpilogueFunction& f) { return false; }
+  // Asks the kernel to take over `consumer`, planned for the only reader of output 0, which
+  // reads it as input 0 and has constants for its other inputs and a single output: this kernel
+  // then writes the consumer's output in place of its own output 0 (never stored), and the
+  // fusions asked of it later apply to that output. True when it has taken `consumer`.
+  virtual bool FuseConsumer(std::unique_ptr<Kernel>& consumer) { return false; }
 };
 
 }  // namespace webnx

@@ -204,6 +204,17 @@ int Plan::TryFuseGated(const Node& node, const Kernel& kernel,
   return x_input;
 }
 
+int Plan::TryFuseConsumer(const Node& node, std::unique_ptr<Kernel>& kernel,
+                          const std::vector<const PlannedValue*>& inputs, const ValueUse& use,
+                          Plan* plan) {
+  if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.size() != 1) return -1;
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (inputs[i] && !inputs[i]->value) return -1;
+  const int producer = use.SoleReaderProducer(node.inputs[0]);
+  if (producer < 0 || plan->steps_[producer].outputs.size() != 1) return -1;
+  return plan->steps_[producer].kernel->FuseConsumer(kernel) ? producer : -1;
+}
+
 Status EvaluateNode(const Node& node, int since_version, const OpRegistry& registry,
                     const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs,
                     const SessionLimits& limits) {
@@ -322,6 +333,10 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
       const int b = buffer_of.at(source);
       buffer_of[node.outputs[0]] = b;
       buffer_tensors[b].push_back(&slot);
+      // Later fusions see the step as this node's producer.
+      auto producer = first_output_of_step.find(source);
+      if (producer != first_output_of_step.end())
+        first_output_of_step[node.outputs[0]] = producer->second;
       ++plan->stats_.fused_nodes;
     };
 
@@ -356,6 +371,24 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
         buffers[ab->second].last_step = std::max(buffers[ab->second].last_step, sum_into);
       output_is_buffer_of(node.inputs[1 - addend_input]);
       first_output_of_step[node.outputs[0]] = sum_into;  // a clamp after the sum can fuse too
+      continue;
+    }
+
+    const int consumed_by = TryFuseConsumer(node, kernel, in_planned, use, plan.get());
+    if (consumed_by >= 0) {
+      // That step now writes this node's output; the value between them is never stored.
+      const std::string& between = node.inputs[0];
+      buffers[buffer_of.at(between)].bytes = 0;
+      first_output_of_step.erase(between);
+      Tensor& slot = plan->values_[node.outputs[0]];
+      slot = Tensor::Borrow(out_planned[0].dtype, out_planned[0].shape, nullptr);
+      known[node.outputs[0]] = PlannedValue{slot.dtype, slot.shape, nullptr};
+      plan->steps_[consumed_by].outputs[0] = &slot;
+      first_output_of_step[node.outputs[0]] = consumed_by;
+      buffer_of[node.outputs[0]] = static_cast<int>(buffers.size());
+      buffers.push_back(BufferLifetime{slot.nbytes(), consumed_by, consumed_by});
+      buffer_tensors.push_back({&slot});
+      ++plan->stats_.fused_nodes;
       continue;
     }
 

@@ -102,6 +102,12 @@ class Plan {
   static int TryFuseGated(const Node& node, const Kernel& kernel,
                           const std::vector<PlannedValue>& outputs, const ValueUse& use, Plan* plan,
                           std::string* gate_output);
+  // A node reading, besides constants, only a value that nothing else reads: returns the step
+  // producing that value when its kernel takes this node's kernel over (Kernel::FuseConsumer),
+  // else -1.
+  static int TryFuseConsumer(const Node& node, std::unique_ptr<Kernel>& kernel,
+                             const std::vector<const PlannedValue*>& inputs, const ValueUse& use,
+                             Plan* plan);
 
   struct Step {
     const Node* node;

@@ -149,14 +149,31 @@ void Depthwise4PackWeights(const DepthwiseShape& s, int channels, const float* w
   }
 }
 
+InterleavedImage Depthwise4ScratchInput(const DepthwiseShape& s, float* scratch) {
+  const Padded4 p = PaddedGeometry4(s);
+  InterleavedImage image;
+  image.row_stride = static_cast<size_t>(p.cols) * 4;
+  image.origin = scratch + s.pad_top * image.row_stride + static_cast<size_t>(s.pad_left) * 4;
+  image.width = s.in_w;
+  image.rows = InteriorRows(s, p);
+  image.cols = InteriorCols(s, p);
+  return image;
+}
+
 void Depthwise4Block(const DepthwiseShape& s, const float* in, size_t in_plane, int c0, int count,
                      const float* packed, const float* bias, float lo, float hi, float* out,
                      size_t out_plane, float* scratch) {
+  Interleave(s, PaddedGeometry4(s), in, in_plane, count, scratch);
+  Depthwise4FromScratch(s, c0, count, packed, bias, lo, hi, out, out_plane, scratch);
+}
+
+void Depthwise4FromScratch(const DepthwiseShape& s, int c0, int count, const float* packed,
+                           const float* bias, float lo, float hi, float* out, size_t out_plane,
+                           float* scratch) {
   const Padded4 p = PaddedGeometry4(s);
-  float* padded = scratch;
+  const float* padded = scratch;
   float* result = scratch + static_cast<size_t>(p.rows) * p.cols * 4 + InputSlack(s);
   const float* block_weights = packed + static_cast<size_t>(c0 / 4) * Taps(s) * 4;
-  Interleave(s, p, in, in_plane, count, padded);
   alignas(16) float biases[4] = {0.f, 0.f, 0.f, 0.f};
   for (int c = 0; c < count && bias; ++c) biases[c] = bias[c];
   const f32x4 vbias = Load(biases), vlo = Splat(lo), vhi = Splat(hi);

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "kernels/simd/dwconv.h"
+#include "kernels/simd/gemm.h"
 
 namespace webnx::simd {
 
@@ -30,5 +31,15 @@ void Depthwise4PackWeights(const DepthwiseShape& s, int channels, const float* w
 void Depthwise4Block(const DepthwiseShape& s, const float* in, size_t in_plane, int c0, int count,
                      const float* packed, const float* bias, float lo, float hi, float* out,
                      size_t out_plane, float* scratch);
+
+// Where Depthwise4FromScratch reads its input in the scratch: the interior of the padded copy,
+// whose padding Depthwise4InitScratch zeroed. A producer writing four channels there directly
+// (GemmPanelInterleaved) saves the interleaving pass.
+InterleavedImage Depthwise4ScratchInput(const DepthwiseShape& s, float* scratch);
+
+// Depthwise4Block on input already in the scratch (Depthwise4ScratchInput).
+void Depthwise4FromScratch(const DepthwiseShape& s, int c0, int count, const float* packed,
+                           const float* bias, float lo, float hi, float* out, size_t out_plane,
+                           float* scratch);
 
 }  // namespace webnx::simd

@@ -17,22 +17,37 @@ inline float ClampScalar(float v, float lo, float hi) {
 // splat live (V8 slows down past ~10 live vectors). A is packed; B's rows are ldb floats
 // apart (kGemmNr when packed). Stores `rows` x `cols` of it. Written with constant indices
 // only: a dynamically indexed accumulator makes LLVM keep them all in memory.
-template <int kVecs, bool kClamp>
-inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
-                 int cols, const float* bias, const float* addend, f32x4 lo, f32x4 hi) {
+template <int kVecs>
+struct TileSums {
   f32x4 acc[kGemmMr][kVecs];
-  for (int r = 0; r < kGemmMr; ++r) {  // rows past `rows` come from A's zero padding, unstored
+};
+
+// bias + A's panel times B's k x (4 * kVecs) block. Rows past `rows` come from A's zero
+// padding: they take no bias and are never stored.
+template <int kVecs>
+inline TileSums<kVecs> MultiplyTile(int k, const float* pa, const float* pb, int ldb, int rows,
+                                    const float* bias) {
+  TileSums<kVecs> t;
+  for (int r = 0; r < kGemmMr; ++r) {
     const f32x4 init = Splat(bias && r < rows ? bias[r] : 0.f);
-    for (int v = 0; v < kVecs; ++v) acc[r][v] = init;
+    for (int v = 0; v < kVecs; ++v) t.acc[r][v] = init;
   }
   for (const float* end = pb + static_cast<size_t>(k) * ldb; pb != end; pb += ldb, pa += 4) {
     f32x4 b[kVecs];
     for (int v = 0; v < kVecs; ++v) b[v] = Load(pb + 4 * v);
     for (int r = 0; r < kGemmMr; ++r) {
       const f32x4 a = LoadSplat(pa + r);
-      for (int v = 0; v < kVecs; ++v) acc[r][v] = MulAdd(acc[r][v], a, b[v]);
+      for (int v = 0; v < kVecs; ++v) t.acc[r][v] = MulAdd(t.acc[r][v], a, b[v]);
     }
   }
+  return t;
+}
+
+template <int kVecs, bool kClamp>
+inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
+                 int cols, const float* bias, const float* addend, f32x4 lo, f32x4 hi) {
+  TileSums<kVecs> t = MultiplyTile<kVecs>(k, pa, pb, ldb, rows, bias);
+  auto& acc = t.acc;
   const bool whole = rows == kGemmMr && cols == 4 * kVecs;
   if (addend && whole) {
     for (int r = 0; r < kGemmMr; ++r)
@@ -111,7 +126,51 @@ void GemmImpl(int m, int n, int k, const float* packed_a, const float* b, size_t
   }
 }
 
+// Stores `count` columns of a 4 x 8 tile as interleaved pixels from image pixel (y, x) on.
+inline void StoreInterleaved(TileSums<2>& t, int count, int y, int x, f32x4 lo, f32x4 hi,
+                             const InterleavedImage& out) {
+  f32x4 px[8];
+  for (int v = 0; v < 2; ++v) {
+    for (int r = 0; r < kGemmMr; ++r) px[4 * v + r] = Clamp(t.acc[r][v], lo, hi);
+    Transpose4x4(px[4 * v], px[4 * v + 1], px[4 * v + 2], px[4 * v + 3]);
+  }
+  if (count == kGemmNr && x + kGemmNr <= out.cols && y < out.rows) {
+    float* dst = out.origin + y * out.row_stride + 4 * static_cast<size_t>(x);
+    for (int q = 0; q < kGemmNr; ++q) Store(dst + 4 * q, px[q]);
+    return;
+  }
+  for (int q = 0; q < count; ++q, ++x) {  // a panel crossing image rows, or the tail
+    if (x == out.width) {
+      x = 0;
+      ++y;
+    }
+    if (y < out.rows && x < out.cols)
+      Store(out.origin + y * out.row_stride + 4 * static_cast<size_t>(x), px[q]);
+  }
+}
+
 }  // namespace
+
+void GemmPanelInterleaved(int n, int k, const float* packed_panel, int rows, const float* b,
+                          int ldb, const float* bias, float lo, float hi,
+                          const InterleavedImage& out, const float* tail_panel) {
+  const f32x4 vlo = Splat(lo), vhi = Splat(hi);
+  const int full = n / kGemmNr * kGemmNr;
+  int y = 0, x = 0;  // the image pixel of column j
+  for (int j = 0; j < full; j += kGemmNr) {
+    TileSums<2> t = MultiplyTile<2>(k, packed_panel, b + j, ldb, rows, bias);
+    StoreInterleaved(t, kGemmNr, y, x, vlo, vhi, out);
+    x += kGemmNr;
+    while (x >= out.width) {
+      x -= out.width;
+      ++y;
+    }
+  }
+  if (full < n) {
+    TileSums<2> t = MultiplyTile<2>(k, packed_panel, tail_panel, kGemmNr, rows, bias);
+    StoreInterleaved(t, n - full, y, x, vlo, vhi, out);
+  }
+}
 
 size_t PackedLhsSize(int m, int k) {
   return static_cast<size_t>((m + kGemmMr - 1) / kGemmMr) * kGemmMr * static_cast<size_t>(k);

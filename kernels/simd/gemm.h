@@ -50,6 +50,26 @@ inline bool GemmPrefersUnpackedRhs(int m, int k) {
   return k <= 64 || m >= 32;
 }
 
+// An image stored pixel-interleaved: pixel (y, x) is 4 floats (one per channel) at
+// origin + y * row_stride + 4 * x. Only rows < rows and columns < cols are stored (the
+// pixels a consumer reads).
+struct InterleavedImage {
+  float* origin;
+  size_t row_stride;
+  int width;  // pixels per image row
+  int rows, cols;
+};
+
+// One panel of kGemmMr rows of the packed left matrix (its first `rows` real, rows < kGemmMr
+// stored as channels of zero) times B [k x n] read in place (ldb floats per row), plus bias,
+// clamped to [lo, hi]: column j is image pixel (j / width, j % width), written to `out` as the
+// panel's 4 rows interleaved. The arithmetic of every output is GemmUnpackedRhs's.
+// `tail_panel`: B's last n % kGemmNr columns packed by PackRhs (unread when there are none),
+// packed once for every panel of A.
+void GemmPanelInterleaved(int n, int k, const float* packed_panel, int rows, const float* b,
+                          int ldb, const float* bias, float lo, float hi,
+                          const InterleavedImage& out, const float* tail_panel);
+
 // Columns per packed block of the right matrix such that the block stays in L2.
 int GemmColumnBlock(int k);
 

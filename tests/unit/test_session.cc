@@ -724,12 +724,71 @@ TEST(Session, ActivationsFusedIntoTheConvEpilogue) {
   BothWays r;
   RunBothWays(ActivationModel(false), ActivationModel(true), {2, 5, 7, 9}, 27, -3.f, 3.f, &r);
   EXPECT_EQ(r.got, r.want);
-  // sigmoid_a + silu, hard_sigmoid_b + gate_b, hard_swish, sigmoid_e; the Winograd conv's
-  // Sigmoid and Mul stay steps.
-  EXPECT_EQ(r.fused->stats().last_plan.fused_nodes, 6u);
-  EXPECT_EQ(r.fused->stats().last_plan.run_steps, 8u);
+  // sigmoid_a + silu, hard_sigmoid_b + gate_b, hard_swish, sigmoid_e, and the depthwise conv
+  // into conv_b (which reads the depthwise conv's input); the Winograd conv's Sigmoid and Mul stay
+  // steps.
+  EXPECT_EQ(r.fused->stats().last_plan.fused_nodes, 7u);
+  EXPECT_EQ(r.fused->stats().last_plan.run_steps, 7u);
   EXPECT_EQ(r.plain->stats().last_plan.fused_nodes, 0u);
   EXPECT_EQ(r.plain->stats().last_plan.run_steps, 14u);
+}
+
+// Two inverted-residual blocks as MobileNets have them: a 1x1 expand conv, its activation, a
+// depthwise conv and its activation, a 1x1 project conv. Block 1: Clip(0, 6), depthwise 3x3
+// stride 2 to 10 channels (a partial block of four); block 2: SiLU (x * Sigmoid(x)), depthwise
+// 5x5 stride 1 dilation 1, HardSwish. Planes 11x13 (143 pixels: the GEMM's last panel is
+// partial and panels cross image rows). With `observe` the convs' outputs are graph outputs,
+// which forbids every fusion.
+std::string ExpandDepthwiseModel(bool observe) {
+  const int64_t c = 6, wide = 10, wide2 = 9, h = 11, w = 13;
+  ModelBuilder b(14);
+  b.Input("X", kOnnxFloat, {2, c, h, w});
+  b.FloatInit("We", {wide, c, 1, 1}, RandomValues(wide * c, 41, -0.6f, 0.6f));
+  b.FloatInit("Be", {wide}, RandomValues(wide, 42));
+  b.FloatInit("Wd", {wide, 1, 3, 3}, RandomValues(wide * 9, 43, -0.6f, 0.6f));
+  b.FloatInit("Bd", {wide}, RandomValues(wide, 44));
+  b.FloatInit("Wp", {c, wide, 1, 1}, RandomValues(c * wide, 45, -0.5f, 0.5f));
+  b.FloatInit("We2", {wide2, c, 1, 1}, RandomValues(wide2 * c, 46, -0.6f, 0.6f));
+  b.FloatInit("Wd2", {wide2, 1, 5, 5}, RandomValues(wide2 * 25, 47, -0.3f, 0.3f));
+  b.FloatInit("Wp2", {c, wide2, 1, 1}, RandomValues(c * wide2, 48, -0.5f, 0.5f));
+  b.FloatInit("zero", {}, {0.f});
+  b.FloatInit("six", {}, {6.f});
+  b.Node("Conv", {"X", "We", "Be"}, {"e"}, "expand");
+  b.Node("Clip", {"e", "zero", "six"}, {"e6"}, "relu6_e");
+  b.Node("Conv", {"e6", "Wd", "Bd"}, {"d"}, "depthwise")
+      .Ints("pads", {1, 1, 1, 1})
+      .Ints("strides", {2, 2})
+      .Int("group", wide);
+  b.Node("Clip", {"d", "zero", "six"}, {"d6"}, "relu6_d");
+  b.Node("Conv", {"d6", "Wp"}, {"p"}, "project");
+  b.Node("Conv", {"p", "We2"}, {"f"}, "expand2");
+  b.Node("Sigmoid", {"f"}, {"sf"}, "sigmoid_f");
+  b.Node("Mul", {"f", "sf"}, {"silu"}, "silu_f");
+  b.Node("Conv", {"silu", "Wd2"}, {"d2"}, "depthwise2")
+      .Ints("pads", {2, 2, 2, 2})
+      .Int("group", wide2);
+  b.Node("HardSwish", {"d2"}, {"hd2"}, "hard_swish_d2");
+  b.Node("Conv", {"hd2", "Wp2"}, {"y"}, "project2");
+  b.Output("y", kOnnxFloat, {2, c, 6, 7});
+  if (observe) {
+    for (const char* name : {"e", "d", "f", "d2"}) b.Output(name, kOnnxFloat, {});
+  }
+  return b.Bytes();
+}
+
+TEST(Session, DepthwiseConvFusedIntoTheExpandConvBeforeIt) {
+  BothWays r;
+  RunBothWays(ExpandDepthwiseModel(false), ExpandDepthwiseModel(true), {2, 6, 11, 13}, 49, -2.f,
+              2.f, &r);
+  EXPECT_EQ(r.got, r.want);  // the same arithmetic for every output
+  // Block 1: relu6_e, depthwise (into expand), relu6_d; block 2: sigmoid_f and silu_f,
+  // depthwise2 (into expand2), hard_swish_d2.
+  EXPECT_EQ(r.fused->stats().last_plan.fused_nodes, 7u);
+  EXPECT_EQ(r.fused->stats().last_plan.run_steps, 4u);
+  EXPECT_EQ(r.plain->stats().last_plan.fused_nodes, 0u);
+  // The wide intermediates take no arena space.
+  EXPECT_LT(r.fused->stats().last_plan.activation_bytes,
+            r.plain->stats().last_plan.activation_bytes);
 }
 
 // Conv+bias -> BatchNormalization -> Relu, a bias-less Conv -> BatchNormalization, and a

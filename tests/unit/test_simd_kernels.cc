@@ -74,6 +74,55 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
       }
 }
 
+// One 4-row panel against an image of width x height pixels (B read in place), written
+// interleaved into a padded buffer: every stored pixel equals GemmUnpackedRhs's output bit for
+// bit, and nothing outside rows x cols of the image is touched.
+TEST(SimdGemm, PanelInterleavedMatchesUnpackedBitwise) {
+  uint32_t seed = 500;
+  for (int rows : {1, 3, 4})
+    for (int k : {1, 7, 16, 67})
+      for (int width : {1, 3, 7, 8, 13, 28})
+        for (int height : {1, 2, 5}) {
+          const int n = width * height;
+          // A consumer may read fewer rows and columns than the image has.
+          const int keep_rows = std::max(1, height - (k % 2)), keep_cols = width - (width > 3);
+          auto a = Random(static_cast<size_t>(rows) * k, seed++);
+          auto b = Random(static_cast<size_t>(k) * n + 8, seed++);
+          auto bias = Random(rows, seed++);
+          std::vector<float> packed(PackedLhsSize(rows, k));
+          PackLhs(a.data(), rows, k, k, packed.data());
+          GemmEpilogue ep;
+          ep.bias = k % 2 ? bias.data() : nullptr;
+          ep.min = width % 2 ? -0.3f : ep.min;
+          ep.max = width % 2 ? 0.4f : ep.max;
+          std::vector<float> want(static_cast<size_t>(rows) * n), tail(k * kGemmNr, NAN);
+          GemmUnpackedRhs(rows, n, k, packed.data(), b.data(), n, want.data(), n, ep, tail.data());
+          const int full = n / kGemmNr * kGemmNr;
+          if (full < n) PackRhs(b.data() + full, k, n - full, n, tail.data());
+          const size_t row_stride = static_cast<size_t>(width + 3) * 4;
+          std::vector<float> image(row_stride * (height + 2), -7.f);
+          InterleavedImage out{image.data() + row_stride + 8, row_stride, width, keep_rows,
+                               keep_cols};
+          GemmPanelInterleaved(n, k, packed.data(), rows, b.data(), n, ep.bias, ep.min, ep.max, out,
+                               tail.data());
+          const std::string shape = "rows=" + std::to_string(rows) + " k=" + std::to_string(k) +
+                                    " " + std::to_string(width) + "x" + std::to_string(height);
+          for (size_t i = 0; i < image.size(); ++i) {
+            const ptrdiff_t at = static_cast<ptrdiff_t>(i) - (row_stride + 8);
+            const ptrdiff_t y = at >= 0 ? at / static_cast<ptrdiff_t>(row_stride) : -1;
+            const ptrdiff_t x = at >= 0 ? at % static_cast<ptrdiff_t>(row_stride) / 4 : -1;
+            const int r = static_cast<int>(at >= 0 ? at % 4 : 0);
+            if (y >= 0 && y < keep_rows && x >= 0 && x < keep_cols) {
+              const float expected =
+                  r < rows ? want[r * n + y * width + x] : std::min(std::max(0.f, ep.min), ep.max);
+              ASSERT_EQ(image[i], expected) << shape << " pixel " << y << "," << x << " row " << r;
+            } else {
+              ASSERT_EQ(image[i], -7.f) << shape << " wrote outside the image at " << i;
+            }
+          }
+        }
+}
+
 TEST(SimdGemm, TransposedRhsMatchesNaive) {
   uint32_t seed = 100;
   for (int m : {1, 2, 5})
