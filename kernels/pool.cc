@@ -293,20 +293,26 @@ class GlobalPoolKernel : public Kernel {
     return Status::Ok();
   }
 
-  // Planes are tasks; each is reduced whole by one thread, so results do not depend on the
-  // thread count.
+  // Each plane is reduced whole by one thread, so results do not depend on the thread count.
+  // Tasks are runs of planes of about 16K inputs: a task per small plane (MobileNetV2 ends with
+  // 1280 planes of 7x7) made the threads fight over the task counter (2 threads: 0.03 -> 0.13 ms).
   Status Run(RunContext& ctx) override {
     const float* x = ctx.input(0).ptr<float>();
     float* y = ctx.output(0).ptr<float>();
-    ctx.ParallelFor(planes_, [&](int64_t p, int) {
-      const float* xp = x + p * plane_size_;
-      if (mode_ == PoolMode::kAverage) {
-        y[p] =
-            static_cast<float>(simd::PlaneSum(xp, plane_size_) / static_cast<double>(plane_size_));
-      } else {
-        float best = -std::numeric_limits<float>::infinity();
-        for (int64_t i = 0; i < plane_size_; ++i) best = std::max(best, xp[i]);
-        y[p] = best;
+    const int64_t per_task =
+        std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(plane_size_, 1));
+    ctx.ParallelFor((planes_ + per_task - 1) / per_task, [&](int64_t task, int) {
+      const int64_t end = std::min(planes_, (task + 1) * per_task);
+      for (int64_t p = task * per_task; p < end; ++p) {
+        const float* xp = x + p * plane_size_;
+        if (mode_ == PoolMode::kAverage) {
+          y[p] = static_cast<float>(simd::PlaneSum(xp, plane_size_) /
+                                    static_cast<double>(plane_size_));
+        } else {
+          float best = -std::numeric_limits<float>::infinity();
+          for (int64_t i = 0; i < plane_size_; ++i) best = std::max(best, xp[i]);
+          y[p] = best;
+        }
       }
     });
     return Status::Ok();
