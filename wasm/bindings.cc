@@ -133,7 +133,8 @@ class WasmSession {
       shape.push_back(static_cast<int64_t>(d));
     }
     Staged& st = staged_[name];
-    Status s = Tensor::Allocate(static_cast<DType>(dtype_code), shape, &st.tensor);
+    // JS writes every byte right away: zeroing them first cost ~0.1 ms per 224x224 image.
+    Status s = Tensor::AllocateUninitialized(static_cast<DType>(dtype_code), shape, &st.tensor);
     if (!s.ok()) {
       staged_.erase(name);
       Record(Status(s.code(), "input '" + name + "': " + s.message()));
