@@ -384,6 +384,15 @@ class ConvKernel : public Kernel {
                     simd::GemmPrefersUnpackedRhs(static_cast<int>(group_out_), k);
     column_block_ = simd::GemmColumnBlock(k);
     col_blocks_ = (out_plane_ + column_block_ - 1) / column_block_;
+    if (threads > 1 && images * col_blocks_ < 8 * threads) {
+      // Few tasks: as many column blocks of even width as make their count a multiple of the
+      // threads, so that no thread waits for another's last block (MobileNetV2's 28x28 1x1
+      // convs had 5 blocks: 3 on one thread, 2 on the other).
+      while ((images * col_blocks_) % threads != 0) ++col_blocks_;
+      const int64_t width = (out_plane_ + col_blocks_ - 1) / col_blocks_;
+      column_block_ = static_cast<int>((width + simd::kGemmNr - 1) / simd::kGemmNr * simd::kGemmNr);
+      col_blocks_ = (out_plane_ + column_block_ - 1) / column_block_;
+    }
     SplitRows(images * col_blocks_, threads);
   }
 
