@@ -45,8 +45,9 @@ void WarmUpKernels() {
   const DepthwiseShape dw4{14, 14, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1};
   std::vector<float> dw4_scratch(Depthwise4ScratchFloats(dw4));
   Depthwise4InitScratch(dw4, dw4_scratch.data());
-  std::vector<float> dw4_weights(Depthwise4WeightFloats(dw4, 4));
-  Depthwise4PackWeights(dw4, 4, a.data(), dw4_weights.data());
+  std::vector<float> dw4_weights(Depthwise4WeightFloats(dw4, m));
+  Depthwise4PackWeights(dw4, m, a.data(), dw4_weights.data());
+  std::vector<float> fused_input(k * 196, 0.25f);
   const Conv2DGeometry g{8, 16, 16, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1};
   std::vector<float> columns(PackedRhsSize(8 * 9, 64));
   for (int r = 0; r < kRounds; ++r) {
@@ -54,6 +55,14 @@ void WarmUpKernels() {
     DepthwisePlane(dw5, b.data(), a.data(), 0.f, c.data(), 0.f, 6.f, dw5_scratch.data());
     Depthwise4Block(dw4, b.data(), 196, 0, 4, dw4_weights.data(), nullptr, 0.f, 6.f, c.data(), 49,
                     dw4_scratch.data());
+    // A 1x1 conv fused with the depthwise conv after it (196 pixels: a partial panel).
+    PackRhs(fused_input.data() + 192, k, 4, 196, c.data() + m * n);
+    for (int c0 = 0; c0 < m; c0 += 4) {
+      GemmPanelInterleaved(196, k, packed.data() + c0 * k, 4, fused_input.data(), 196, nullptr, 0.f,
+                           6.f, Depthwise4ScratchInput(dw4, dw4_scratch.data()), c.data() + m * n);
+      Depthwise4FromScratch(dw4, c0, 4, dw4_weights.data(), nullptr, 0.f, 6.f, c.data(), 49,
+                            dw4_scratch.data());
+    }
     Im2ColPanels(g, b.data(), 0, 64, columns.data());
   }
   const WinogradShape wino{16, 16, 8, 8, 8, 8, 1, 1};
