@@ -311,11 +311,11 @@ TEST(SimdDepthwise4, MatchesScalarPerChannel) {
   uint32_t seed = 101;
   int cases = 0;
   for (int kernel : {1, 3, 5})
-    for (int stride : {1, 2})
+    for (int stride : {1, 2, 3})  // the kernel has fixed-stride variants for 1 and 2
       for (int dilation : {1, 2})
         for (int pad : {0, 1, 2})
           for (int h : {1, 7, 14})
-            for (int w : {1, 5, 7, 14, 19})
+            for (int w : {1, 5, 7, 8, 14, 16, 19})  // groups of 7 or 4 pixels per row
               for (int channels : {1, 3, 4, 6}) {
                 DepthwiseShape s{};
                 s.in_h = h;
@@ -323,7 +323,7 @@ TEST(SimdDepthwise4, MatchesScalarPerChannel) {
                 s.kernel_h = kernel;
                 s.kernel_w = kernel == 1 ? 1 : kernel - (stride - 1);  // not always square
                 s.stride_h = stride;
-                s.stride_w = 3 - stride;
+                s.stride_w = stride == 3 ? 3 : 3 - stride;
                 s.dilation_h = dilation;
                 s.dilation_w = 1;
                 s.pad_top = pad;
