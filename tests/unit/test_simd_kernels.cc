@@ -36,17 +36,28 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
   }
 }
 
+// A random m x k left matrix (lda floats per row) and its packed form.
+struct RandomLhs {
+  std::vector<float> a, packed;
+};
+RandomLhs MakeRandomLhs(int m, int k, int lda, uint32_t seed) {
+  RandomLhs lhs{Random(static_cast<size_t>(m) * lda, seed),
+                std::vector<float>(PackedLhsSize(m, k))};
+  PackLhs(lhs.a.data(), m, k, lda, lhs.packed.data());
+  return lhs;
+}
+
 TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
   uint32_t seed = 1;
   for (int m : {1, 3, 4, 5, 9, 16, 17})
     for (int n : {1, 3, 4, 7, 8, 9, 13, 33, 70})
       for (int k : {1, 2, 5, 16, 67, 600}) {  // 600: three chunks of kGemmKc
         const int lda = k + 3, ldb = n + 5, ldc = n + 2;
-        auto a = Random(static_cast<size_t>(m) * lda, seed++);
+        const RandomLhs lhs = MakeRandomLhs(m, k, lda, seed++);
+        const std::vector<float>& a = lhs.a;
+        const std::vector<float>& packed = lhs.packed;
         auto b = Random(static_cast<size_t>(k) * ldb + 8, seed++);
         auto bias = Random(m, seed++);
-        std::vector<float> packed(PackedLhsSize(m, k));
-        PackLhs(a.data(), m, k, lda, packed.data());
         GemmEpilogue ep;
         ep.bias = (m + n) % 2 ? bias.data() : nullptr;
         const auto addend = Random(static_cast<size_t>(m) * ldc, seed++);
@@ -86,11 +97,9 @@ TEST(SimdGemm, PanelInterleavedMatchesUnpackedBitwise) {
           const int n = width * height;
           // A consumer may read fewer rows and columns than the image has.
           const int keep_rows = std::max(1, height - (k % 2)), keep_cols = width - (width > 3);
-          auto a = Random(static_cast<size_t>(rows) * k, seed++);
+          const std::vector<float> packed = MakeRandomLhs(rows, k, k, seed++).packed;
           auto b = Random(static_cast<size_t>(k) * n + 8, seed++);
           auto bias = Random(rows, seed++);
-          std::vector<float> packed(PackedLhsSize(rows, k));
-          PackLhs(a.data(), rows, k, k, packed.data());
           GemmEpilogue ep;
           ep.bias = k % 2 ? bias.data() : nullptr;
           ep.min = width % 2 ? -0.3f : ep.min;
