@@ -252,7 +252,9 @@ class ConvKernel : public Kernel {
     col_ = Tensor();  // the packed path builds its column panels itself
     geometry_ = Geometry();
     PlanGemmTasks(k, ctx.threads());
-    const int block = std::min(column_block_, static_cast<int>(out_plane_));
+    int block = 0;  // the widest column block
+    for (int64_t b = 0; b < col_blocks_; ++b)
+      block = std::max(block, ColumnBlockStart(b + 1) - ColumnBlockStart(b));
     panel_floats_ = static_cast<int64_t>(simd::PackedRhsSize(k, block));
     return Tensor::AllocateUninitialized(DType::kFloat32, {panel_floats_ * ctx.threads()},
                                          &rhs_panels_);
@@ -382,18 +384,23 @@ class ConvKernel : public Kernel {
     const int64_t images = batch_ * groups_;
     unpacked_rhs_ = path_ == ConvPath::kPointwise &&
                     simd::GemmPrefersUnpackedRhs(static_cast<int>(group_out_), k);
-    column_block_ = simd::GemmColumnBlock(k);
-    col_blocks_ = (out_plane_ + column_block_ - 1) / column_block_;
+    const int column_block = simd::GemmColumnBlock(k);
+    col_blocks_ = (out_plane_ + column_block - 1) / column_block;
     if (threads > 1 && images * col_blocks_ < 8 * threads) {
-      // Few tasks: as many column blocks of even width as make their count a multiple of the
-      // threads, so that no thread waits for another's last block (MobileNetV2's 28x28 1x1
-      // convs had 5 blocks: 3 on one thread, 2 on the other).
+      // Few tasks: as many column blocks as make their count a multiple of the threads, of
+      // nearly equal widths, so that no thread waits for another's last block (MobileNetV2's
+      // 28x28 1x1 convs had 5 blocks: 3 on one thread, 2 on the other; its 14x14 ones split
+      // 196 columns 56/56/56/28).
       while ((images * col_blocks_) % threads != 0) ++col_blocks_;
-      const int64_t width = (out_plane_ + col_blocks_ - 1) / col_blocks_;
-      column_block_ = static_cast<int>((width + simd::kGemmNr - 1) / simd::kGemmNr * simd::kGemmNr);
-      col_blocks_ = (out_plane_ + column_block_ - 1) / column_block_;
     }
     SplitRows(images * col_blocks_, threads);
+  }
+
+  // The first output column of column block `b` (b = col_blocks_: the end): blocks of nearly
+  // equal widths, each starting at a multiple of the GEMM's panel width.
+  int ColumnBlockStart(int64_t b) const {
+    if (b >= col_blocks_) return static_cast<int>(out_plane_);
+    return static_cast<int>(b * out_plane_ / col_blocks_ / simd::kGemmNr * simd::kGemmNr);
   }
 
   // Few tasks otherwise (small late-layer planes): split each group's output channels into
@@ -498,8 +505,9 @@ class ConvKernel : public Kernel {
       const int64_t row0 = row_chunk * chunk_rows_;
       const int rows = static_cast<int>(std::min(chunk_rows_, group_out_ - row0));
       if (rows <= 0) return;
-      const int j0 = static_cast<int>(col_block * column_block_);
-      const int cols = std::min(column_block_, n - j0);
+      const int j0 = ColumnBlockStart(col_block);
+      const int cols = ColumnBlockStart(col_block + 1) - j0;
+      if (cols <= 0) return;  // more blocks than panels of columns
       const float* xg = x + (nb * in_channels_ + g * group_in_) * in_plane_;
       float* panels = rhs_panels_.ptr<float>() + slot * panel_floats_;
       simd::GemmEpilogue ep;
@@ -765,8 +773,7 @@ class ConvKernel : public Kernel {
   int64_t dw_planes_per_task_ = 1;        // depthwise: consecutive planes per task
   bool depthwise4_ = false;               // depthwise four channels at a time, weights in packed_
   bool unpacked_rhs_ = false;             // 1x1: the GEMM reads the input in place
-  int column_block_ = 0;                  // GEMM paths: output positions per task
-  int64_t col_blocks_ = 0;                // ... column blocks per image
+  int64_t col_blocks_ = 0;                // GEMM paths: column blocks per image (tasks)
   int64_t row_chunks_ = 1;                // ... output-channel chunks (threads on small planes)
   int64_t chunk_rows_ = 0;                // ... rows per chunk, a multiple of 4
   std::unique_ptr<ConvKernel> fused_dw_;  // a depthwise conv reading the output (FuseConsumer)
