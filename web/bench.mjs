@@ -1,5 +1,8 @@
-// webnx beside onnxruntime-web on the zoo models, in one page, same input, alternating runs.
-// URL parameters: ?models=a,b&runs=10&warmup=2&autorun=1
+// webnx beside onnxruntime-web on the zoo models, in one page, same input, the same thread
+// count for both. One thread: the runtimes alternate run by run. More: each runtime's runs form a
+// block of their own, the other runtime released or not yet loaded (a thread pool that spins
+// after its run would steal the other's cores).
+// URL parameters: ?models=a,b&runs=10&warmup=2&threads=1&autorun=1
 import { InferenceSession, Tensor } from '../js/index.mjs';
 import { seededFloats } from '../js/seeded-floats.mjs';
 
@@ -9,18 +12,26 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 if (params.get('runs')) $('runs').value = params.get('runs');
 if (params.get('warmup')) $('warmup').value = params.get('warmup');
+// Fixed per page load: onnxruntime-web reads its thread count once, at its first session.
+const threads = Math.max(1, Math.min(16, Number(params.get('threads')) || 1));
+$('threads').value = String(threads);
+$('threads').addEventListener('change', () => {
+  params.set('threads', $('threads').value);
+  location.search = params.toString();
+});
 
 const ORT_DIR = new URL('../node_modules/onnxruntime-web/dist/', location.href).href;
 let ort;
 try {
   ort = await import(`${ORT_DIR}ort.wasm.min.mjs`);
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = threads;
   ort.env.wasm.wasmPaths = ORT_DIR;
 } catch (e) {
   $('status').textContent = `onnxruntime-web not found at ${ORT_DIR} (npm install): ${e.message}`;
 }
 $('env').textContent = `${navigator.userAgent.match(/(Chrom(e|ium)|Firefox|Safari)\/[\d.]+/)?.[0] ?? 'browser'}` +
-  ` · cross-origin isolated: ${crossOriginIsolated} · ${navigator.hardwareConcurrency} logical cores`;
+  ` · cross-origin isolated: ${crossOriginIsolated} · ${navigator.hardwareConcurrency} logical cores` +
+  ` · ${threads} thread${threads > 1 ? 's' : ''} per runtime`;
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -54,7 +65,7 @@ function webnx() {
   let feeds;
   return {
     async load(bytes, data, dims) {
-      s = await InferenceSession.create(bytes);
+      s = await InferenceSession.create(bytes, { numThreads: threads });
       feeds = { [s.inputNames[0]]: new Tensor('float32', data, dims) };
     },
     async run() { return (await s.run(feeds))[s.outputNames[0]].data; },
@@ -84,23 +95,37 @@ async function benchModel(name, runs, warmup) {
   const data = seededFloats(3 * 224 * 224, 1235);
   const runtimes = { webnx: webnx(), ort: ortWeb() };
   const stats = {};
-  for (const [key, rt] of Object.entries(runtimes)) {
+  const load = async (key) => {
     const t = performance.now();
-    await rt.load(bytes.slice(), data, dims);
-    stats[key] = { load: performance.now() - t, out: await rt.run(), times: [] };
+    await runtimes[key].load(bytes.slice(), data, dims);
+    stats[key] = { load: performance.now() - t, out: await runtimes[key].run(), times: [] };
+  };
+  // Warm-ups, then timed runs, of the given runtimes in turn.
+  const time = async (keys) => {
+    for (let i = 0; i < warmup; i++) for (const key of keys) await runtimes[key].run();
+    for (let i = 0; i < runs; i++) {
+      for (const key of keys) {
+        const t = performance.now();
+        await runtimes[key].run();
+        stats[key].times.push(performance.now() - t);
+      }
+      await new Promise((r) => setTimeout(r, 0)); // let the page paint
+    }
+  };
+  row.cells[1].textContent = 'running…';
+  if (threads === 1) {
+    await load('webnx');
+    await load('ort');
+    await time(['webnx', 'ort']);
+    for (const rt of Object.values(runtimes)) await rt.release();
+  } else {
+    for (const key of ['webnx', 'ort']) {
+      await load(key);
+      await time([key]);
+      await runtimes[key].release();
+    }
   }
   const err = relativeMaxError(stats.webnx.out, stats.ort.out);
-  row.cells[1].textContent = 'running…';
-  for (let i = 0; i < warmup; i++) for (const rt of Object.values(runtimes)) await rt.run();
-  for (let i = 0; i < runs; i++) {
-    for (const [key, rt] of Object.entries(runtimes)) {
-      const t = performance.now();
-      await rt.run();
-      stats[key].times.push(performance.now() - t);
-    }
-    await new Promise((r) => setTimeout(r, 0)); // let the page paint
-  }
-  for (const rt of Object.values(runtimes)) await rt.release();
   const w = quantile(stats.webnx.times, 0.5);
   const o = quantile(stats.ort.times, 0.5);
   const ratio = w / o;
@@ -110,7 +135,9 @@ async function benchModel(name, runs, warmup) {
   for (const text of cells) row.append(Object.assign(document.createElement('td'), { textContent: text }));
   row.cells[5].className = `ratio ${ratio < 1 ? 'faster' : 'slower'}`;
   if (!(err <= 1e-4)) row.cells[7].className = 'bad';
-  Object.assign(row.dataset, { webnxMs: w.toFixed(3), ortMs: o.toFixed(3), ratio: ratio.toFixed(4), maxDiff: String(err) });
+  Object.assign(row.dataset, {
+    webnxMs: w.toFixed(3), ortMs: o.toFixed(3), ratio: ratio.toFixed(4), maxDiff: String(err), threads: String(threads),
+  });
 }
 
 async function start() {

@@ -101,10 +101,10 @@ test('model lab: an unsupported model still lists its ops, and says which ones f
   }
 });
 
-test('bench: webnx and onnxruntime-web timed side by side in the page', async () => {
-  const models = ['mobilenet_v3_small', 'mobilenet_v2'];
+// The bench page with `threads` for both runtimes (default 1); returns its result rows.
+async function benchRows(models, query, shot) {
   const page = await openPage(browser,
-    `${server.url}/web/bench.html?models=${models.join(',')}&runs=3&warmup=1&autorun=1`);
+    `${server.url}/web/bench.html?models=${models.join(',')}&runs=3&warmup=1&autorun=1${query}`);
   try {
     await page.waitForSelector('body[data-state=done], body[data-state=error]', { timeout: 120_000 });
     assert.equal(await page.getAttribute('body', 'data-state'), 'done', await page.textContent('#status'));
@@ -115,9 +115,20 @@ test('bench: webnx and onnxruntime-web timed side by side in the page', async ()
       assert.ok(Math.abs(Number(r.ratio) - Number(r.webnxMs) / Number(r.ortMs)) < 1e-3);
       assert.ok(Number(r.maxDiff) <= 1e-4, `${r.model}: outputs differ by ${r.maxDiff}`);
     }
-    await screenshot(page, 'bench');
+    await screenshot(page, shot);
     assert.deepEqual(page.problems, []);
+    return rows;
   } finally {
     await page.close();
   }
+}
+
+test('bench: webnx and onnxruntime-web timed side by side in the page, one thread each', async () => {
+  const rows = await benchRows(['mobilenet_v3_small', 'mobilenet_v2'], '', 'bench');
+  assert.deepEqual(rows.map((r) => r.threads), ['1', '1']);
+});
+
+test('bench: ?threads=2 gives both runtimes two threads', async () => {
+  const rows = await benchRows(['mobilenet_v3_small'], '&threads=2', 'bench-2-threads');
+  assert.deepEqual(rows.map((r) => r.threads), ['2']);
 });
