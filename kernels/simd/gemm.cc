@@ -246,45 +246,41 @@ void GemmUnpackedRhs(int m, int n, int k, const float* packed_a, const float* b,
   GemmImpl<false>(m, n, k, packed_a, b, 1, ldb, full, tail_panel, c, ldc, ep);
 }
 
+namespace {
+
+// y[j + r] = clamp(bias + dot(x, w_{j+r})) for kRows weight rows at once: each load of x serves
+// them all, and kRows streams of weights are in flight (the classifier's weights come from
+// DRAM: 8 rows were 10% faster than 4 with them out of cache).
+template <int kRows>
+inline void DotRows(int k, const float* xi, const float* w, int ldw, int j, float* yi,
+                    const GemmEpilogue& ep) {
+  const int k4 = k & ~3;
+  const float* wr[kRows];
+  for (int r = 0; r < kRows; ++r) wr[r] = w + static_cast<size_t>(j + r) * ldw;
+  f32x4 acc[kRows];
+  for (int r = 0; r < kRows; ++r) acc[r] = Splat(0.f);
+  for (int kk = 0; kk < k4; kk += 4) {
+    const f32x4 xv = Load(xi + kk);
+    for (int r = 0; r < kRows; ++r) acc[r] = MulAdd(acc[r], xv, Load(wr[r] + kk));
+  }
+  for (int r = 0; r < kRows; ++r) {
+    float s = HorizontalSum(acc[r]);
+    for (int kk = k4; kk < k; ++kk) s += xi[kk] * wr[r][kk];
+    yi[j + r] = ClampScalar((ep.bias ? ep.bias[j + r] : 0.f) + s, ep.min, ep.max);
+  }
+}
+
+}  // namespace
+
 void GemmTransposedRhs(int m, int n, int k, const float* x, int ldx, const float* w, int ldw,
                        float* y, int ldy, const GemmEpilogue& ep) {
-  const int k4 = k & ~3;
   for (int i = 0; i < m; ++i) {
     const float* xi = x + static_cast<size_t>(i) * ldx;
     float* yi = y + static_cast<size_t>(i) * ldy;
     int j = 0;
-    // Four weight rows at a time share each load of x.
-    for (; j + 4 <= n; j += 4) {
-      const float* w0 = w + static_cast<size_t>(j) * ldw;
-      const float* w1 = w0 + ldw;
-      const float* w2 = w1 + ldw;
-      const float* w3 = w2 + ldw;
-      f32x4 a0 = Splat(0.f), a1 = a0, a2 = a0, a3 = a0;
-      for (int kk = 0; kk < k4; kk += 4) {
-        const f32x4 xv = Load(xi + kk);
-        a0 = MulAdd(a0, xv, Load(w0 + kk));
-        a1 = MulAdd(a1, xv, Load(w1 + kk));
-        a2 = MulAdd(a2, xv, Load(w2 + kk));
-        a3 = MulAdd(a3, xv, Load(w3 + kk));
-      }
-      float s[4] = {HorizontalSum(a0), HorizontalSum(a1), HorizontalSum(a2), HorizontalSum(a3)};
-      for (int kk = k4; kk < k; ++kk) {
-        s[0] += xi[kk] * w0[kk];
-        s[1] += xi[kk] * w1[kk];
-        s[2] += xi[kk] * w2[kk];
-        s[3] += xi[kk] * w3[kk];
-      }
-      for (int r = 0; r < 4; ++r)
-        yi[j + r] = ClampScalar((ep.bias ? ep.bias[j + r] : 0.f) + s[r], ep.min, ep.max);
-    }
-    for (; j < n; ++j) {
-      const float* wj = w + static_cast<size_t>(j) * ldw;
-      f32x4 a = Splat(0.f);
-      for (int kk = 0; kk < k4; kk += 4) a = MulAdd(a, Load(xi + kk), Load(wj + kk));
-      float s = HorizontalSum(a);
-      for (int kk = k4; kk < k; ++kk) s += xi[kk] * wj[kk];
-      yi[j] = ClampScalar((ep.bias ? ep.bias[j] : 0.f) + s, ep.min, ep.max);
-    }
+    for (; j + 8 <= n; j += 8) DotRows<8>(k, xi, w, ldw, j, yi, ep);
+    for (; j + 4 <= n; j += 4) DotRows<4>(k, xi, w, ldw, j, yi, ep);
+    for (; j < n; ++j) DotRows<1>(k, xi, w, ldw, j, yi, ep);
   }
 }
 

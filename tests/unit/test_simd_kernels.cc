@@ -135,7 +135,7 @@ TEST(SimdGemm, PanelInterleavedMatchesUnpackedBitwise) {
 TEST(SimdGemm, TransposedRhsMatchesNaive) {
   uint32_t seed = 100;
   for (int m : {1, 2, 5})
-    for (int n : {1, 3, 4, 10, 1000})
+    for (int n : {1, 3, 4, 10, 13, 1000})  // 8-, 4- and 1-row steps
       for (int k : {1, 3, 4, 9, 1280}) {
         auto x = Random(static_cast<size_t>(m) * k, seed++);
         auto w = Random(static_cast<size_t>(n) * k, seed++);
