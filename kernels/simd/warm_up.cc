@@ -34,6 +34,10 @@ void WarmUpKernels() {
     for (const GemmEpilogue* ep : {&plain, &clamped}) {
       GemmPacked(m, n, k, packed.data(), b.data(), c.data(), n, *ep);
       GemmUnpackedRhs(m, n, k, packed.data(), b.data(), n, c.data(), n, *ep, c.data() + m * n);
+      // Partial tiles: 7x7 and 14x14 planes end in one, squeeze-excite convs are nothing else.
+      GemmUnpackedRhs(m - 1, n - 3, k, packed.data(), b.data(), n, c.data(), n, *ep,
+                      c.data() + m * n);
+      GemmUnpackedRhs(m - 2, 1, k, packed.data(), b.data(), n, c.data(), n, *ep, c.data() + m * n);
     }
   }
   const DepthwiseShape dw{28, 28, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1};
