@@ -109,8 +109,9 @@ inline void Pixels(const DepthwiseShape& s, const Padded4& p, const float* first
 // row's first pixels (recomputed right after) or the slack. A function of its own per variant:
 // V8 then compiles only the variants a model runs, each quickly (the first run waits for them).
 template <int kGroup, int kStride>
-WEBNX_SEPARATE_FUNCTION void Rows(const DepthwiseShape& s, const Padded4& p, const float* padded, const float* weights,
-          f32x4 bias, f32x4 lo, f32x4 hi, float* result) {
+WEBNX_SEPARATE_FUNCTION void Rows(const DepthwiseShape& s, const Padded4& p, const float* padded,
+                                  const float* weights, f32x4 bias, f32x4 lo, f32x4 hi,
+                                  float* result) {
   for (int oy = 0; oy < s.out_h; ++oy) {
     const float* row = padded + static_cast<size_t>(oy) * s.stride_h * p.cols * 4;
     float* dst = result + static_cast<size_t>(oy) * s.out_w * 4;
