@@ -273,6 +273,26 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
   const ValueUse use{readers, first_output_of_step};
   int64_t plan_constant_bytes = 0;  // outputs of nodes evaluated at plan time
 
+  // The slot of a value computed at run time, bound to its buffer once buffers are placed.
+  const auto declare_output = [&](const std::string& name, const PlannedValue& planned) -> Tensor& {
+    Tensor& slot = plan->values_[name];
+    slot = Tensor::Borrow(planned.dtype, planned.shape, nullptr);
+    known[name] = PlannedValue{slot.dtype, slot.shape, nullptr};
+    return slot;
+  };
+  // A buffer of its own for `slot`, written by step `step`.
+  const auto new_buffer = [&](const std::string& name, Tensor& slot, int step) {
+    buffer_of[name] = static_cast<int>(buffers.size());
+    buffers.push_back(BufferLifetime{slot.nbytes(), step, step});
+    buffer_tensors.push_back({&slot});
+  };
+  // A value a fusion removed: never written, it takes no arena space and no step produces it.
+  const auto never_stored = [&](const std::string& value) {
+    auto b = buffer_of.find(value);
+    if (b != buffer_of.end()) buffers[b->second].bytes = 0;
+    first_output_of_step.erase(value);
+  };
+
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
     std::vector<const PlannedValue*> in_planned;
@@ -327,9 +347,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
 
     // A node fused into the step producing `source`: its output is that step's buffer.
     const auto output_is_buffer_of = [&](const std::string& source) {
-      Tensor& slot = plan->values_[node.outputs[0]];
-      slot = Tensor::Borrow(out_planned[0].dtype, out_planned[0].shape, nullptr);
-      known[node.outputs[0]] = PlannedValue{slot.dtype, slot.shape, nullptr};
+      Tensor& slot = declare_output(node.outputs[0], out_planned[0]);
       const int b = buffer_of.at(source);
       buffer_of[node.outputs[0]] = b;
       buffer_tensors[b].push_back(&slot);
@@ -351,10 +369,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     std::string gate_output;
     const int gated_input = TryFuseGated(node, *kernel, out_planned, use, plan.get(), &gate_output);
     if (gated_input >= 0) {
-      // The dropped gate step's output is never written: it takes no arena space.
-      auto gate_buffer = buffer_of.find(gate_output);
-      if (gate_buffer != buffer_of.end()) buffers[gate_buffer->second].bytes = 0;
-      first_output_of_step.erase(gate_output);
+      never_stored(gate_output);  // the dropped gate step's output
       ++plan->stats_.fused_nodes;
       output_is_buffer_of(node.inputs[gated_input]);
       continue;
@@ -377,17 +392,11 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     const int consumed_by = TryFuseConsumer(node, kernel, in_planned, use, plan.get());
     if (consumed_by >= 0) {
       // That step now writes this node's output; the value between them is never stored.
-      const std::string& between = node.inputs[0];
-      buffers[buffer_of.at(between)].bytes = 0;
-      first_output_of_step.erase(between);
-      Tensor& slot = plan->values_[node.outputs[0]];
-      slot = Tensor::Borrow(out_planned[0].dtype, out_planned[0].shape, nullptr);
-      known[node.outputs[0]] = PlannedValue{slot.dtype, slot.shape, nullptr};
+      never_stored(node.inputs[0]);
+      Tensor& slot = declare_output(node.outputs[0], out_planned[0]);
       plan->steps_[consumed_by].outputs[0] = &slot;
       first_output_of_step[node.outputs[0]] = consumed_by;
-      buffer_of[node.outputs[0]] = static_cast<int>(buffers.size());
-      buffers.push_back(BufferLifetime{slot.nbytes(), consumed_by, consumed_by});
-      buffer_tensors.push_back({&slot});
+      new_buffer(node.outputs[0], slot, consumed_by);
       ++plan->stats_.fused_nodes;
       continue;
     }
@@ -413,10 +422,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
         step.outputs.push_back(nullptr);
         continue;
       }
-      Tensor& slot = plan->values_[name];
-      slot = Tensor::Borrow(out_planned[i].dtype, out_planned[i].shape, nullptr);
+      Tensor& slot = declare_output(name, out_planned[i]);
       step.outputs.push_back(&slot);
-      known[name] = PlannedValue{slot.dtype, slot.shape, nullptr};
       if (i == 0 && alias >= 0) {
         // A view: its Run points it at the source; the source's buffer must outlive it.
         auto b = buffer_of.find(node.inputs[alias]);
@@ -424,9 +431,7 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
         continue;
       }
       if (i == 0) first_output_of_step[name] = step_index;
-      buffer_of[name] = static_cast<int>(buffers.size());
-      buffers.push_back(BufferLifetime{slot.nbytes(), step_index, step_index});
-      buffer_tensors.push_back({&slot});
+      new_buffer(name, slot, step_index);
     }
     plan->steps_.push_back(std::move(step));
   }

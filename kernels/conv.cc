@@ -336,7 +336,7 @@ class ConvKernel : public Kernel {
       const int64_t image = task / blocks;
       const int c0 = static_cast<int>(task % blocks * 4);
       const int count = static_cast<int>(std::min<int64_t>(4, out_channels_ - c0));
-      float* scratch = dw.dw_scratch_.ptr<float>() + slot * dw.dw_scratch_floats_;
+      float* scratch = dw.Depthwise4Scratch(slot);
       const simd::InterleavedImage mid = simd::Depthwise4ScratchInput(dw.depthwise_, scratch);
       simd::GemmPanelInterleaved(n, k, packed_.ptr<float>() + static_cast<size_t>(c0) * k, count,
                                  x + image * in_channels_ * in_plane_, n,
@@ -346,13 +346,25 @@ class ConvKernel : public Kernel {
         for (int r = 0; r < mid.rows; ++r)
           simd::ApplyActivation(activation_, mid.origin + r * mid.row_stride, mid.cols * 4);
       }
-      float* out = y + (image * out_channels_ + c0) * dw.out_plane_;
-      simd::Depthwise4FromScratch(dw.depthwise_, c0, count, dw.packed_.ptr<float>(),
-                                  dw_bias ? dw_bias + c0 : nullptr, dw.clamp_lo_, dw.clamp_hi_, out,
-                                  static_cast<size_t>(dw.out_plane_), scratch);
-      for (int c = 0; c < count && dw.HasActivation(); ++c)
-        simd::ApplyActivation(dw.activation_, out + c * dw.out_plane_, dw.out_plane_);
+      dw.Depthwise4Outputs(dw_bias, c0, count, scratch,
+                           y + (image * out_channels_ + c0) * dw.out_plane_);
     });
+  }
+
+  // The four-channel kernel's scratch for thread `slot`: its padded, interleaved input first.
+  float* Depthwise4Scratch(int slot) {
+    return dw_scratch_.ptr<float>() + slot * dw_scratch_floats_;
+  }
+
+  // Channels [c0, c0 + count) of one image (`out`: channel c0's plane) from the input already
+  // in `scratch` (interleaved there, or written by a fused producer), then the activation
+  // fused into this conv.
+  void Depthwise4Outputs(const float* bias, int c0, int count, float* scratch, float* out) const {
+    simd::Depthwise4FromScratch(depthwise_, c0, count, packed_.ptr<float>(),
+                                bias ? bias + c0 : nullptr, clamp_lo_, clamp_hi_, out,
+                                static_cast<size_t>(out_plane_), scratch);
+    for (int c = 0; c < count && HasActivation(); ++c)
+      simd::ApplyActivation(activation_, out + c * out_plane_, out_plane_);
   }
 
   // Depthwise, four channels at a time: tasks are runs of blocks within one image.
@@ -368,13 +380,10 @@ class ConvKernel : public Kernel {
         const int c0 = static_cast<int>(4 * b);
         const int count = static_cast<int>(std::min<int64_t>(4, groups_ - c0));
         const int64_t plane = n * groups_ + c0;
-        float* yp = y + plane * out_plane_;
-        simd::Depthwise4Block(depthwise_, x + plane * in_plane_, static_cast<size_t>(in_plane_), c0,
-                              count, packed_.ptr<float>(), bias ? bias + c0 : nullptr, clamp_lo_,
-                              clamp_hi_, yp, static_cast<size_t>(out_plane_),
-                              dw_scratch_.ptr<float>() + slot * dw_scratch_floats_);
-        for (int c = 0; c < count; ++c)
-          simd::ApplyActivation(activation_, yp + c * out_plane_, out_plane_);
+        float* scratch = Depthwise4Scratch(slot);
+        simd::Depthwise4Interleave(depthwise_, x + plane * in_plane_,
+                                   static_cast<size_t>(in_plane_), count, scratch);
+        Depthwise4Outputs(bias, c0, count, scratch, y + plane * out_plane_);
       }
     });
   }

@@ -141,9 +141,7 @@ struct HardSwishFn : NoAttrs {
   float operator()(float x) const { return x * ClampUnit(x * (1.f / 6.f) + 0.5f); }
   void Vector(const float* x, float* y, int64_t n) const { simd::HardSwish(x, y, n); }
   // x * hard-sigmoid(x) with alpha 1/6 and beta 1/2, rounded the same way.
-  simd::Activation AsActivation() const {
-    return {simd::ActivationKind::kHardSigmoid, 1.f / 6.f, 0.5f, true};
-  }
+  simd::Activation AsActivation() const { return simd::kHardSwish; }
 };
 struct TanhFn : NoAttrs {
   float operator()(float x) const { return std::tanh(x); }

@@ -24,6 +24,8 @@ struct Activation {
   float alpha = 0.f, beta = 0.f;  // HardSigmoid's
   bool gated = false;
 };
+// HardSwish: x * hard-sigmoid(x) with alpha 1/6 and beta 1/2.
+inline constexpr Activation kHardSwish{ActivationKind::kHardSigmoid, 1.f / 6.f, 0.5f, true};
 // Applies `a` in place to n floats.
 void ApplyActivation(const Activation& a, float* y, int64_t n);
 

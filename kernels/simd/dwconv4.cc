@@ -188,10 +188,15 @@ InterleavedImage Depthwise4ScratchInput(const DepthwiseShape& s, float* scratch)
   return image;
 }
 
+void Depthwise4Interleave(const DepthwiseShape& s, const float* in, size_t in_plane, int count,
+                          float* scratch) {
+  Interleave(s, PaddedGeometry4(s), in, in_plane, count, scratch);
+}
+
 void Depthwise4Block(const DepthwiseShape& s, const float* in, size_t in_plane, int c0, int count,
                      const float* packed, const float* bias, float lo, float hi, float* out,
                      size_t out_plane, float* scratch) {
-  Interleave(s, PaddedGeometry4(s), in, in_plane, count, scratch);
+  Depthwise4Interleave(s, in, in_plane, count, scratch);
   Depthwise4FromScratch(s, c0, count, packed, bias, lo, hi, out, out_plane, scratch);
 }
 

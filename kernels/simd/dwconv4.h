@@ -32,6 +32,11 @@ void Depthwise4Block(const DepthwiseShape& s, const float* in, size_t in_plane, 
                      const float* packed, const float* bias, float lo, float hi, float* out,
                      size_t out_plane, float* scratch);
 
+// Interleaves `count` planes (in_plane floats apart, missing channels as zero) into the
+// scratch's padded copy: Depthwise4Block's first half.
+void Depthwise4Interleave(const DepthwiseShape& s, const float* in, size_t in_plane, int count,
+                          float* scratch);
+
 // Where Depthwise4FromScratch reads its input in the scratch: the interior of the padded copy,
 // whose padding Depthwise4InitScratch zeroed. A producer writing four channels there directly
 // (GemmPanelInterleaved) saves the interleaving pass.

@@ -91,11 +91,10 @@ void WarmUpKernels() {
   }
   // The activation epilogues (SiLU, hard-swish), squeeze-excite's scale and the global pool.
   const Activation silu{ActivationKind::kSigmoid, 0.f, 0.f, true};
-  const Activation hard_swish{ActivationKind::kHardSigmoid, 1.f / 6.f, 0.5f, true};
   double sum = 0;
   for (int r = 0; r < kRounds; ++r) {
     ApplyActivation(silu, c.data(), 1024);
-    ApplyActivation(hard_swish, c.data(), 1024);
+    ApplyActivation(kHardSwish, c.data(), 1024);
     ArithScalar(ArithOp::kMul, b.data(), 0.5f, false, c.data(), 1024);
     ArithSame(ArithOp::kAdd, b.data(), b.data() + 1024, c.data(), 1024);
     sum += PlaneSum(b.data(), 4096);
