@@ -1,11 +1,13 @@
 // Benchmark: webnx vs onnxruntime-web (wasm, 1 thread) vs onnxruntime-node (1 intra-op thread)
 // on the zoo models, same seeded input, outputs checked equal before timing, runs alternating
 // between runtimes. Prints median/p90 latency, load and first-run times, webnx's GFLOP/s and
-// the ratio webnx / onnxruntime-web.
+// the ratio webnx / onnxruntime-web. Cold starts (runtime + model load and first run, in fresh
+// processes: bench/cold-start.mjs) come first, --cold times per runtime and model (0: none).
 //
 // usage: node bench/run.mjs [--models build/models] [--only mobilenet_v2,...] [--runs 30]
-//                           [--warmup 5] [--layers]
+//                           [--warmup 5] [--cold 3] [--layers]
 import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,7 @@ const opt = (name, fallback) => {
 const modelsDir = opt('models', path.join(here, '../build/models'));
 const runs = Number(opt('runs', 30));
 const warmup = Number(opt('warmup', 5));
+const coldReps = Number(opt('cold', 3));
 const showLayers = argv.includes('--layers');
 // Threads per runtime. Multi-threaded runtimes must not share a process (idle thread pools
 // that spin steal the cores), so with --threads > 1 pick one runtime per process (--runtimes).
@@ -79,6 +82,8 @@ const wasmBytes = statSync(path.join(here, '../dist/webnx.wasm')).size;
 console.log(`webnx.wasm ${(wasmBytes / 1024).toFixed(1)} KB; ${runs} timed runs after ${warmup} warm-ups, ` +
   'runtimes alternating, 1 thread each\n');
 
+const coldRows = coldReps > 0 ? coldStarts() : [];
+
 const rows = [];
 for (const model of only) {
   const file = path.join(modelsDir, `${model}.onnx`);
@@ -95,8 +100,9 @@ for (const model of only) {
   const stats = {};
   let reference = null;
   for (const rt of runtimes) {
+    const copy = bytes.slice(); // the runtime may keep or transfer it; copying is not its cost
     let t = performance.now();
-    await rt.load(bytes.slice());
+    await rt.load(copy);
     const load = performance.now() - t;
     t = performance.now();
     const out = await rt.run(data, dims);
@@ -141,6 +147,35 @@ for (const model of only) {
   printRow(row);
 }
 
+// Every runtime's cold start per model, median of coldReps fresh processes started in turn
+// (before this process makes any session: an idle onnxruntime-web pool would spin meanwhile).
+function coldStarts() {
+  const out = [];
+  for (const model of only) {
+    const file = path.join(modelsDir, `${model}.onnx`);
+    if (!existsSync(file)) continue;
+    const samples = Object.fromEntries(chosen.map((name) => [name, []]));
+    for (let rep = 0; rep < coldReps; rep++) {
+      for (const name of chosen) {
+        const stdout = execFileSync(process.execPath,
+          [path.join(here, 'cold-start.mjs'), name, file, String(threads)], { encoding: 'utf8' });
+        samples[name].push(JSON.parse(stdout.trim().split('\n').pop()));
+      }
+    }
+    const row = { model };
+    for (const name of chosen) {
+      const s = samples[name];
+      row[name] = {
+        load: quantile(s.map((x) => x.load), 0.5),
+        first: quantile(s.map((x) => x.first), 0.5),
+        firstRatio: quantile(s.map((x) => x.first / x.median), 0.5),
+      };
+    }
+    out.push(row);
+  }
+  return out;
+}
+
 function printRow(r) {
   const f = (x) => x.toFixed(2).padStart(8);
   console.log(`${r.model} (${threads} thread${threads > 1 ? 's' : ''})`);
@@ -174,6 +209,22 @@ function printLayers(model, profile) {
   console.log(`${model}: slowest nodes`);
   for (const p of [...profile].sort((a, b) => b.ms - a.ms).slice(0, 15)) {
     console.log(`  ${p.node.padEnd(40)} ${p.op.padEnd(18)} ${p.ms.toFixed(3).padStart(8)} ms  ${p.shape}`);
+  }
+}
+
+if (coldRows.length) {
+  console.log(`\ncold start (median of ${coldReps} fresh processes per runtime, started in turn): ` +
+    'load = bytes -> ready including the runtime\'s own start; first run; first / that process\'s median');
+  const names = chosen.filter((n) => coldRows[0][n]);
+  console.log('model               ' + names.map((n) => `${n.padStart(9)} load  first  f/med`).join('') +
+    (names.includes('webnx') && names.includes('ort-web') ? '  load webnx/ort-web' : ''));
+  for (const r of coldRows) {
+    let line = r.model.padEnd(20);
+    for (const n of names) {
+      line += `${r[n].load.toFixed(1).padStart(14)} ${r[n].first.toFixed(1).padStart(6)} ${r[n].firstRatio.toFixed(2).padStart(6)}`;
+    }
+    if (r.webnx && r['ort-web']) line += (r.webnx.load / r['ort-web'].load).toFixed(3).padStart(21);
+    console.log(line);
   }
 }
 
