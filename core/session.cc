@@ -11,20 +11,31 @@
 
 namespace webnx {
 
+Status Session::LoadOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
+                         Graph* graph) {
+  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
+  return LoadOnnxModel(data, size, options.limits, graph);
+}
+
 Status Session::CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                                std::unique_ptr<Session>* out) {
-  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
   Graph graph;
-  WEBNX_RETURN_IF_ERROR(LoadOnnxModel(data, size, options.limits, &graph));
+  WEBNX_RETURN_IF_ERROR(LoadOnnx(data, size, options, &graph));
   return CreateFromGraph(std::move(graph), options, out);
+}
+
+Status Session::LoadJson(const char* text, size_t size,
+                         const std::map<std::string, std::string>& files,
+                         const SessionOptions& options, Graph* graph) {
+  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
+  return LoadJsonModel(text, size, files, graph);
 }
 
 Status Session::CreateFromJson(const char* text, size_t size,
                                const std::map<std::string, std::string>& files,
                                const SessionOptions& options, std::unique_ptr<Session>* out) {
-  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
   Graph graph;
-  WEBNX_RETURN_IF_ERROR(LoadJsonModel(text, size, files, &graph));
+  WEBNX_RETURN_IF_ERROR(LoadJson(text, size, files, options, &graph));
   return CreateFromGraph(std::move(graph), options, out);
 }
 

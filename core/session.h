@@ -38,9 +38,17 @@ struct NamedTensor {
 
 class Session {
  public:
+  // ONNX bytes parsed into a graph, CreateFromOnnx's first half: a caller owning the bytes can
+  // free them before CreateFromGraph, whose plan's packed weights then reuse that memory.
+  static Status LoadOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
+                         Graph* graph);
   // From ONNX bytes.
   static Status CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                                std::unique_ptr<Session>* out);
+  // A JSON graph document parsed into a graph (CreateFromJson's first half, as LoadOnnx).
+  static Status LoadJson(const char* text, size_t size,
+                         const std::map<std::string, std::string>& files,
+                         const SessionOptions& options, Graph* graph);
   // From a JSON graph document (webnx-graph or ONNX-JSON); `files` are the side files its
   // tensors name.
   static Status CreateFromJson(const char* text, size_t size,

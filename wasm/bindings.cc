@@ -83,8 +83,10 @@ class WasmSession {
     options.num_threads = num_threads_;
     options.limits = limits_;
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
-    Status s = Session::CreateFromOnnx(bytes_.get(), bytes_size_, options, &session_);
-    DropBytes();
+    Graph graph;
+    Status s = Session::LoadOnnx(bytes_.get(), bytes_size_, options, &graph);
+    DropBytes();  // the graph holds its own copies; the plan's weights reuse this memory
+    if (s.ok()) s = Session::CreateFromGraph(std::move(graph), options, &session_);
     return Record(std::move(s));
   }
 
@@ -102,10 +104,12 @@ class WasmSession {
     options.num_threads = num_threads_;
     options.limits = limits_;
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
-    Status s = Session::CreateFromJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_,
-                                       files_, options, &session_);
-    DropBytes();
+    Graph graph;
+    Status s = Session::LoadJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_, files_,
+                                 options, &graph);
+    DropBytes();  // as in load()
     files_.clear();
+    if (s.ok()) s = Session::CreateFromGraph(std::move(graph), options, &session_);
     return Record(std::move(s));
   }
 

@@ -94,14 +94,20 @@ int FoldBatchNormIntoConv(ResolvedGraph* rg) {
       continue;
     }
     Tensor new_w, new_b;
-    if (!Tensor::AllocateUninitialized(DType::kFloat32, w->shape, &new_w).ok() ||
-        !Tensor::AllocateUninitialized(DType::kFloat32, {channels}, &new_b).ok()) {
+    if (!Tensor::AllocateUninitialized(DType::kFloat32, {channels}, &new_b).ok()) continue;
+    // Weights only this conv reads, in storage of their own, are scaled in place: the fold then
+    // needs no second copy of them (fresh pages cost a page fault each).
+    const float* w_data = w->ptr<float>();
+    Tensor& w_entry = graph.initializers[conv.inputs[1]];
+    if (readers[conv.inputs[1]] == 1 && w_entry.holder && w_entry.holder.use_count() == 1) {
+      new_w = std::move(w_entry);
+    } else if (!Tensor::AllocateUninitialized(DType::kFloat32, w->shape, &new_w).ok()) {
       continue;  // out of memory: the unfolded graph still runs
     }
-    const int64_t per_channel = w->numel() / channels;
+    const int64_t per_channel = new_w.numel() / channels;
     for (int64_t c = 0; c < channels; ++c) {
       const float s = scale->ptr<float>()[c] / std::sqrt(var->ptr<float>()[c] + epsilon);
-      const float* src = w->ptr<float>() + c * per_channel;
+      const float* src = w_data + c * per_channel;
       float* dst = new_w.ptr<float>() + c * per_channel;
       for (int64_t i = 0; i < per_channel; ++i) dst[i] = src[i] * s;
       const float b0 = has_bias ? bias->ptr<float>()[c] : 0.f;

@@ -830,5 +830,37 @@ TEST(Session, BatchNormFoldedIntoTheConvBeforeIt) {
   EXPECT_EQ(r.plain->stats().graph_nodes, 7u);
 }
 
+// Two convs sharing one weight, each before a BatchNormalization with its own statistics: a
+// fold must not scale the other conv's weights (weights only one conv reads are scaled in
+// place).
+std::string SharedWeightBatchNormModel(bool observe) {
+  const int64_t c = 5, h = 6, w = 4;
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {1, c, h, w});
+  b.FloatInit("W", {c, c, 1, 1}, RandomValues(c * c, 41, -0.5f, 0.5f));
+  for (int k = 0; k < 2; ++k) {
+    const std::string n = std::to_string(k);
+    const char* params[] = {"scale", "beta", "mean", "var"};
+    for (int i = 0; i < 4; ++i) {
+      b.FloatInit(params[i] + n, {c}, RandomValues(c, 42 + 4 * k + i, i == 3 ? 0.2f : -1.f, 2.f));
+    }
+    b.Node("Conv", {k ? "b0" : "X", "W"}, {"a" + n}, "conv" + n);
+    b.Node("BatchNormalization", {"a" + n, "scale" + n, "beta" + n, "mean" + n, "var" + n},
+           {"b" + n}, "bn" + n);
+  }
+  b.Output("b1", kOnnxFloat, {1, c, h, w});
+  if (observe) b.Output("a1", kOnnxFloat, {1, c, h, w});
+  return b.Bytes();
+}
+
+TEST(Session, BatchNormFoldLeavesASharedWeightAlone) {
+  BothWays r;
+  RunBothWays(SharedWeightBatchNormModel(false), SharedWeightBatchNormModel(true), {1, 5, 6, 4}, 48,
+              -2.f, 2.f, &r);
+  ExpectNear(r.got, r.want, "batch norms folded into convs sharing a weight");
+  EXPECT_EQ(r.fused->stats().graph_nodes, 2u);  // both folded
+  EXPECT_EQ(r.plain->stats().graph_nodes, 3u);  // bn1 kept: conv1's output is observed
+}
+
 }  // namespace
 }  // namespace webnx::testing
