@@ -109,10 +109,9 @@ package: wasm wasm-mt
 # Speed is measured here, never asserted in tests.
 bench: wasm wasm-mt models
 	$(PYTHON) scripts/model_flops.py $(wildcard $(MODELS)/*[a-z0-9].onnx) --out $(MODELS)/flops.json >/dev/null
-	node bench/run.mjs --models $(MODELS) $(BENCH_ARGS)
+	node bench/run.mjs --models $(MODELS) --save $(BUILD)/bench/1t.json $(BENCH_ARGS)
 	@echo "== 2 threads: each runtime in its own process (spinning pools distort shared runs)"
-	node bench/run.mjs --models $(MODELS) --threads 2 --runtimes webnx $(BENCH_ARGS)
-	node bench/run.mjs --models $(MODELS) --threads 2 --runtimes ort-web $(BENCH_ARGS)
+	node bench/threads.mjs --models $(MODELS) --threads 2 --one $(BUILD)/bench/1t.json $(BENCH_ARGS)
 
 # libFuzzer targets under ASan + UBSan (clang-14), FUZZ_SECONDS each; not part of make test.
 FUZZ := $(BUILD)/fuzz

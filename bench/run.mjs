@@ -1,14 +1,19 @@
 // Benchmark: webnx vs onnxruntime-web (wasm, 1 thread) vs onnxruntime-node (1 intra-op thread)
 // on the zoo models, same seeded input, outputs checked equal before timing, runs alternating
 // between runtimes. Prints median/p90 latency, load and first-run times, webnx's GFLOP/s and
-// the ratio webnx / onnxruntime-web. Cold starts (runtime + model load and first run, in fresh
-// processes: bench/cold-start.mjs) come first, --cold times per runtime and model (0: none).
+// the ratio webnx / onnxruntime-web. In this process a runtime starts with the first model, so
+// later models' load and first run find its code warm; cold starts (runtime + model load and
+// first run, each in a fresh process: bench/cold-start.mjs) come first, --cold times per runtime
+// and model (0: none).
 //
 // usage: node bench/run.mjs [--models build/models] [--only mobilenet_v2,...] [--runs 30]
-//                           [--warmup 5] [--cold 3] [--layers]
+//                           [--warmup 5] [--cold 3] [--layers] [--threads 1]
+//                           [--runtimes webnx,ort-web,ort-node] [--save results.json]
+// Several threads per runtime: use bench/threads.mjs, which runs each runtime in a process of
+// its own (idle thread pools that spin steal the cores) and prints the speed-ups.
 import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ortNode from 'onnxruntime-node';
@@ -80,7 +85,7 @@ const flops = existsSync(path.join(modelsDir, 'flops.json'))
   ? JSON.parse(await readFile(path.join(modelsDir, 'flops.json'), 'utf8')) : {};
 const wasmBytes = statSync(path.join(here, '../dist/webnx.wasm')).size;
 console.log(`webnx.wasm ${(wasmBytes / 1024).toFixed(1)} KB; ${runs} timed runs after ${warmup} warm-ups, ` +
-  'runtimes alternating, 1 thread each\n');
+  `runtimes alternating, ${threads} thread${threads > 1 ? 's' : ''} each\n`);
 
 const coldRows = coldReps > 0 ? coldStarts() : [];
 
@@ -237,4 +242,10 @@ if (rows.length) {
     console.log(`${r.model.padEnd(20)} ${cell(r, 'webnx').padStart(6)} ${cell(r, 'ort-web').padStart(8)} ` +
       `${cell(r, 'ort-node').padStart(9)} ${ratio(r).padStart(14)} ${(r.gflops || NaN).toFixed(1).padStart(8)}`);
   }
+}
+
+const save = opt('save', '');
+if (save) {
+  mkdirSync(path.dirname(path.resolve(save)), { recursive: true });
+  writeFileSync(save, JSON.stringify({ threads, runs, warmup, rows, coldRows }, null, 1));
 }
