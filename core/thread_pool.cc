@@ -6,6 +6,9 @@ namespace webnx {
 namespace {
 
 thread_local bool in_task = false;
+// The threaded wasm build's pthread workers, started by its JS before any session: a thread
+// beyond them would wait for a worker the blocked main thread cannot start.
+std::atomic<int> workers_started{0};
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 constexpr bool kHaveThreads = false;
@@ -23,10 +26,14 @@ ThreadPool& ThreadPool::Global() {
 int ThreadPool::MaxThreads() {
   if (!kHaveThreads) return 1;
 #ifdef WEBNX_MAX_THREADS
-  return WEBNX_MAX_THREADS;  // the wasm build's pthread pool size
+  return std::max(1, std::min(WEBNX_MAX_THREADS, workers_started.load() + 1));
 #else
   return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
 #endif
+}
+
+void ThreadPool::SetWorkersStarted(int count) {
+  workers_started.store(std::max(0, count));
 }
 
 ThreadPool::~ThreadPool() {

@@ -23,8 +23,10 @@ class ThreadPool {
   using TaskFn = std::function<void(int64_t task, int slot)>;
 
   static ThreadPool& Global();
-  // Threads this build can use at most (1 without thread support).
+  // Threads this build can use at most (1 without thread support; in the threaded wasm build,
+  // 1 + the pthread workers its runtime started, which SetWorkersStarted reports).
   static int MaxThreads();
+  static void SetWorkersStarted(int count);
 
   // Runs fn for every task in [0, tasks) on up to `threads` participants (the caller included)
   // and returns when all are done. Calls from inside a task run inline.

@@ -54,8 +54,15 @@ export function getThreadedRuntime() {
   if (!threadedRuntime) {
     // Found like webnx.wasm (bundlers see the literal URL; env.wasmPaths folders hold mt/ too).
     const variant = { file: 'mt/webnx-mt.wasm', defaultUrl: new URL('../dist/mt/webnx-mt.wasm', import.meta.url) };
-    threadedRuntime = import('../dist/mt/webnx-mt.mjs')
-      .then((module) => loadRuntime(module.default, variant))
+    // Workers for every core but the caller's, at most MAX_DEFAULT_THREADS - 1: each one loads
+    // and instantiates the module before the runtime is ready.
+    const workers = cores().then((n) => Math.max(1, Math.min(MAX_DEFAULT_THREADS, n) - 1));
+    threadedRuntime = Promise.all([import('../dist/mt/webnx-mt.mjs'), workers])
+      .then(([module, webnxWorkers]) => loadRuntime(module.default, variant, { webnxWorkers })
+        .then((runtime) => {
+          runtime.setWorkersStarted(webnxWorkers);
+          return runtime;
+        }))
       .then((runtime) => {
         if (isNode && runtime.PThread) {
           for (const worker of [...runtime.PThread.unusedWorkers, ...runtime.PThread.runningWorkers]) {

@@ -47,8 +47,9 @@ export interface SessionOptions {
   maxCachedPlans?: number;
   /**
    * Threads each run may use. Default: the cores (at most 4) where SharedArrayBuffer is usable
-   * (always in Node; in browsers only on cross-origin-isolated pages), else 1. Asking for more
-   * than 1 where threads cannot be had warns once and runs single-threaded.
+   * (always in Node; in browsers only on cross-origin-isolated pages), else 1. Never more than
+   * the cores (nor 4). Asking for more than 1 where threads cannot be had warns once and runs
+   * single-threaded.
    */
   numThreads?: number;
   /** Called as the model's bytes arrive (URL, Blob/File or Node path), last with loaded === total. */

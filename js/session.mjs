@@ -55,11 +55,9 @@ export class InferenceSession {
   // options.files maps the side files a JSON document names to their bytes (read from beside
   // a .json path or URL automatically).
   // options.numThreads: threads per run (default: the cores, at most 4, where SharedArrayBuffer
-  // is usable — always in Node, in browsers on cross-origin-isolated pages; 1 elsewhere);
-  // env.backend then says which build was loaded ('wasm-mt' or 'wasm').
-  // options.numThreads: threads per run (default: the cores, at most 4, where SharedArrayBuffer
-  // is usable — always in Node, in browsers on cross-origin-isolated pages; 1 elsewhere);
-  // env.backend then says which build was loaded ('wasm-mt' or 'wasm').
+  // is usable — always in Node, in browsers on cross-origin-isolated pages; 1 elsewhere; never
+  // more than the cores, nor 4); env.backend then says which build was loaded ('wasm-mt' or
+  // 'wasm').
   // options.onProgress({ loaded, total }) follows the download; options.worker runs the session
   // in a dedicated Worker (worker_threads in Node) behind the same API.
   static async create(source, options = {}) {

@@ -120,10 +120,12 @@ export async function instantiateWebnxWasm(imports, variant) {
 }
 
 // Runs the Emscripten factory with our loader; rejects (instead of hanging) when loading fails.
-// variant: { file, defaultUrl } of another build's .wasm (see wasmUrl).
-export function loadRuntime(factory, variant) {
+// variant: { file, defaultUrl } of another build's .wasm (see wasmUrl); settings: more fields
+// of the Emscripten module object (webnxWorkers: the threaded build's pthread workers).
+export function loadRuntime(factory, variant, settings = {}) {
   return new Promise((resolve, reject) => {
     const moduleArg = {
+      ...settings,
       instantiateWasm(imports, receiveInstance) {
         // The module goes along too: a pthreads build hands it to its workers.
         instantiateWebnxWasm(imports, variant).then(({ instance, module }) => receiveInstance(instance, module), reject);

@@ -271,6 +271,7 @@ EMSCRIPTEN_BINDINGS(webnx) {
   emscripten::function("supportedOps", &SupportedOps);
   emscripten::function("warmUpKernels", &simd::WarmUpKernels);
   emscripten::function("heapStats", &HeapStats);
+  emscripten::function("setWorkersStarted", &ThreadPool::SetWorkersStarted);
 }
 
 }  // namespace webnx

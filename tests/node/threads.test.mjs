@@ -6,7 +6,9 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import os from 'node:os';
 import { InferenceSession, Tensor, env } from '../../js/index.mjs';
+import { getThreadedRuntime } from '../../js/backend.mjs';
 import { modelPath, repoRoot, seededFloats } from './helpers.mjs';
 
 const run = promisify(execFile);
@@ -46,6 +48,25 @@ console.log(env.backend);`;
   const { stdout } = await run('node', ['--input-type=module', '-e', script], { timeout: 20_000 });
   assert.equal(stdout.trim(), 'wasm-mt');
   console.log(`threaded script exited after ${Date.now() - started} ms`);
+});
+
+test('the threaded build starts a worker per core but the caller\'s (1-3) and caps numThreads there', async () => {
+  const cores = os.availableParallelism?.() ?? os.cpus().length;
+  const workers = Math.max(1, Math.min(4, cores) - 1);
+  const runtime = await getThreadedRuntime();
+  assert.equal(runtime.PThread.unusedWorkers.length + runtime.PThread.runningWorkers.length, workers);
+  assert.equal(runtime.WasmSession.maxThreads(), workers + 1);
+  // More threads than that run as that many, with the same output.
+  const file = modelPath('testdata/tiny_conv.onnx');
+  const probe = await InferenceSession.create(file);
+  const input = probe.inputMetadata[0];
+  await probe.release();
+  const dims = input.dims.map((d) => (typeof d === 'number' ? d : 1));
+  const data = seededFloats(dims.reduce((a, b) => a * b, 1), 5);
+  const single = await outputOf(file, 1, data, dims);
+  const many = await outputOf(file, 16, data, dims);
+  assert.equal(many.backend, 'wasm-mt');
+  assert.ok(many.data.every((v, i) => Object.is(v, single.data[i])), 'outputs differ');
 });
 
 test('numThreads must be a positive integer', async () => {
