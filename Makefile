@@ -85,7 +85,7 @@ test-wasm-units: wasm
 test-conformance: native
 	$(NATIVE)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt
 
-test-node: wasm models
+test-node: wasm wasm-mt models
 	WEBNX_MODELS=$(MODELS) node --test --test-concurrency=1 tests/node/
 
 # Headless Chromium (Debian's, driven by playwright-core) on 127.0.0.1: the npm tarball installed
