@@ -88,6 +88,37 @@ WEBNX_SEPARATE_FUNCTION void PartialTile(int k, const float* pa, const float* pb
   }
 }
 
+// A single column of B against A's panel: its four rows as one vector, B's values splatted, 4
+// operations per k where a 4x4 tile takes 13 (7x7, 13x13, 27x27 and 55x55 planes leave one
+// column past the 8-column panels). Every output is the same chain of multiply-adds as in
+// MultiplyTile, so the results are bitwise the same; lane r is row r.
+inline f32x4 ColumnSums(int k, const float* pa, const float* pb, int ldb, int rows,
+                        const float* bias) {
+  alignas(16) float lanes[kGemmMr] = {};
+  for (int r = 0; r < rows; ++r) lanes[r] = bias ? bias[r] : 0.f;
+  f32x4 acc = Load(lanes);
+  for (const float* end = pb + static_cast<size_t>(k) * ldb; pb != end; pb += ldb, pa += 4) {
+    acc = MulAdd(acc, Load(pa), LoadSplat(pb));
+  }
+  return acc;
+}
+
+// Tile's epilogue for that column.
+template <bool kClamp>
+WEBNX_SEPARATE_FUNCTION void ColumnTile(int k, const float* pa, const float* pb, int ldb, float* c,
+                                        int ldc, int rows, const float* bias, const float* addend,
+                                        f32x4 lo, f32x4 hi) {
+  f32x4 acc = ColumnSums(k, pa, pb, ldb, rows, bias);
+  alignas(16) float lanes[kGemmMr];
+  if (addend) {
+    for (int r = 0; r < kGemmMr; ++r) lanes[r] = r < rows ? addend[r * ldc] : 0.f;
+    acc = Add(acc, Load(lanes));
+  }
+  if (kClamp) acc = Clamp(acc, lo, hi);
+  Store(lanes, acc);
+  for (int r = 0; r < rows; ++r) c[r * ldc] = lanes[r];
+}
+
 bool NeedsClamp(const GemmEpilogue& ep) {
   return ep.min > -std::numeric_limits<float>::infinity() ||
          ep.max < std::numeric_limits<float>::infinity();
@@ -116,9 +147,13 @@ void GemmImpl(int m, int n, int k, const float* packed_a, const float* b, size_t
         PartialTile<kClamp>(k, pa, bj, ldb, ci + j, ldc, rows, kGemmNr, bias, aij, lo, hi);
       }
     }
-    if (full < n)
+    if (full + 1 == n) {
+      ColumnTile<kClamp>(k, pa, tail, kGemmNr, ci + full, ldc, rows, bias, ai ? ai + full : nullptr,
+                         lo, hi);
+    } else if (full < n) {
       PartialTile<kClamp>(k, pa, tail, kGemmNr, ci + full, ldc, rows, n - full, bias,
                           ai ? ai + full : nullptr, lo, hi);
+    }
     if (ep.activation.kind != ActivationKind::kNone) {
       for (int r = 0; r < rows; ++r)
         ApplyActivation(ep.activation, ci + static_cast<size_t>(r) * ldc, n);
@@ -166,7 +201,12 @@ void GemmPanelInterleaved(int n, int k, const float* packed_panel, int rows, con
       ++y;
     }
   }
-  if (full < n) {
+  if (full + 1 == n) {  // the column's four rows are the pixel's four channels
+    const f32x4 px = Clamp(ColumnSums(k, packed_panel, tail_panel, kGemmNr, rows, bias), vlo, vhi);
+    if (y < out.rows && x < out.cols) {
+      Store(out.origin + y * out.row_stride + 4 * static_cast<size_t>(x), px);
+    }
+  } else if (full < n) {
     TileSums<2> t = MultiplyTile<2>(k, packed_panel, tail_panel, kGemmNr, rows, bias);
     StoreInterleaved(t, n - full, y, x, vlo, vhi, out);
   }

@@ -132,6 +132,34 @@ TEST(SimdGemm, PanelInterleavedMatchesUnpackedBitwise) {
         }
 }
 
+// A last column alone takes its own kernel (ColumnTile); its outputs must be bitwise those
+// the 8-column tile gives the same column, with bias, residual addend and clamp, for every
+// row-panel height.
+TEST(SimdGemm, LoneLastColumnIsBitwiseTheTilesColumn) {
+  uint32_t seed = 900;
+  for (int m : {1, 3, 4, 7})
+    for (int k : {1, 5, 37}) {
+      const std::vector<float> packed = MakeRandomLhs(m, k, k, seed++).packed;
+      const int ldb = 16;
+      auto b = Random(static_cast<size_t>(k) * ldb, seed++);
+      auto bias = Random(m, seed++);
+      auto addend = Random(static_cast<size_t>(m) * ldb, seed++);
+      GemmEpilogue ep;
+      ep.bias = bias.data();
+      ep.addend = addend.data();
+      ep.min = -0.5f;
+      ep.max = 0.6f;
+      std::vector<float> tile(static_cast<size_t>(m) * ldb), lone(tile.size(), NAN);
+      std::vector<float> tail(static_cast<size_t>(k) * kGemmNr);
+      GemmUnpackedRhs(m, 16, k, packed.data(), b.data(), ldb, tile.data(), ldb, ep, tail.data());
+      GemmUnpackedRhs(m, 9, k, packed.data(), b.data(), ldb, lone.data(), ldb, ep, tail.data());
+      for (int r = 0; r < m; ++r)
+        for (int j = 0; j < 9; ++j)
+          ASSERT_EQ(lone[r * ldb + j], tile[r * ldb + j])
+              << "m=" << m << " k=" << k << " row " << r << " column " << j;
+    }
+}
+
 TEST(SimdGemm, TransposedRhsMatchesNaive) {
   uint32_t seed = 100;
   for (int m : {1, 2, 5})
