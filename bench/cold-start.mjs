@@ -6,41 +6,18 @@
 //
 // usage: node bench/cold-start.mjs webnx|ort-web|ort-node model.onnx [threads] [runs]
 import { readFile } from 'node:fs/promises';
-import { seededFloats } from '../tests/node/helpers.mjs';
+import { benchInput, INPUT_DIMS, sessionMaker } from './common.mjs';
 
 const [name, file, threadsArg = '1', runsArg = '11'] = process.argv.slice(2);
-const threads = Number(threadsArg);
 const runs = Number(runsArg);
 
-async function importRuntime() {
-  if (name === 'webnx') {
-    const { InferenceSession, Tensor } = await import('../js/index.mjs');
-    return { create: (bytes) => InferenceSession.create(bytes, { numThreads: threads }), Tensor };
-  }
-  if (name === 'ort-web') {
-    const ort = await import('onnxruntime-web');
-    ort.env.wasm.numThreads = threads;
-    ort.env.wasm.simd = true;
-    return { create: (bytes) => ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] }), Tensor: ort.Tensor };
-  }
-  if (name === 'ort-node') {
-    const ort = await import('onnxruntime-node');
-    return {
-      create: (bytes) => ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1 }),
-      Tensor: ort.Tensor,
-    };
-  }
-  throw new Error(`unknown runtime '${name}'`);
-}
-
-const rt = await importRuntime();
+const rt = await sessionMaker(name, Number(threadsArg));
 const bytes = new Uint8Array(await readFile(file));
-const dims = [1, 3, 224, 224];
-const data = seededFloats(3 * 224 * 224, 1235);
+const data = benchInput();
 let t = performance.now();
 const session = await rt.create(bytes);
 const load = performance.now() - t;
-const feeds = () => ({ [session.inputNames[0]]: new rt.Tensor('float32', data, dims) });
+const feeds = () => ({ [session.inputNames[0]]: new rt.Tensor('float32', data, INPUT_DIMS) });
 t = performance.now();
 await session.run(feeds());
 const first = performance.now() - t;

@@ -16,17 +16,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as ortNode from 'onnxruntime-node';
-import * as ortWeb from 'onnxruntime-web';
-import { InferenceSession, Tensor } from '../js/index.mjs';
-import { relativeMaxError, seededFloats } from '../tests/node/helpers.mjs';
+import { relativeMaxError } from '../tests/node/helpers.mjs';
+import { benchInput, INPUT_DIMS, option, sessionMaker, ZOO } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
+const opt = (name, fallback) => option(argv, name, fallback);
 const modelsDir = opt('models', path.join(here, '../build/models'));
 const runs = Number(opt('runs', 30));
 const warmup = Number(opt('warmup', 5));
@@ -36,12 +31,13 @@ const showLayers = argv.includes('--layers');
 // that spin steal the cores), so with --threads > 1 pick one runtime per process (--runtimes).
 const threads = Number(opt('threads', 1));
 const chosen = opt('runtimes', 'webnx,ort-web,ort-node').split(',');
-const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
-  'efficientnet_b0', 'shufflenet_v2_x1_0'];
 const only = opt('only', '') ? opt('only', '').split(',') : ZOO;
 
-ortWeb.env.wasm.numThreads = threads;
-ortWeb.env.wasm.simd = true;
+// The timed runtimes, and onnxruntime-node on one thread for the reference outputs.
+const timedNames = ['webnx', 'ort-web', 'ort-node'].filter((name) => chosen.includes(name));
+const makers = {};
+for (const name of timedNames) makers[name] = await sessionMaker(name, threads);
+const referenceMaker = await sessionMaker('ort-node', 1);
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -50,33 +46,22 @@ const quantile = (xs, q) => {
   return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (pos - lo);
 };
 
-// One runtime behind a common face: load(bytes) -> run(data) -> Float32Array.
-function webnxRuntime() {
+// One runtime behind a common face: load(bytes) -> run(data) -> Float32Array; webnx's also
+// profiles a run.
+function timed(name, maker) {
   let s;
-  return {
-    name: 'webnx',
-    async load(bytes) { s = await InferenceSession.create(bytes, { numThreads: threads }); },
-    async run(data, dims) {
-      const out = await s.run({ [s.inputNames[0]]: new Tensor('float32', data, dims) });
-      return out[s.outputNames[0]].data;
-    },
-    profile: async (data, dims) => {
-      await s.run({ [s.inputNames[0]]: new Tensor('float32', data, dims) }, { profile: true });
-      return s.lastProfile;
-    },
-    async release() { await s.release(); },
-  };
-}
-
-function ortRuntime(name, ort, options) {
-  let s;
+  const feeds = (data) => ({ [s.inputNames[0]]: new maker.Tensor('float32', data, INPUT_DIMS) });
   return {
     name,
-    async load(bytes) { s = await ort.InferenceSession.create(bytes, options); },
-    async run(data, dims) {
-      const out = await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', data, dims) });
+    async load(bytes) { s = await maker.create(bytes); },
+    async run(data) {
+      const out = await s.run(feeds(data));
       return out[s.outputNames[0]].data;
     },
+    profile: name === 'webnx' ? async (data) => {
+      await s.run(feeds(data), { profile: true });
+      return s.lastProfile;
+    } : undefined,
     async release() { await s.release(); },
   };
 }
@@ -97,11 +82,8 @@ for (const model of only) {
     continue;
   }
   const bytes = new Uint8Array(await readFile(file));
-  const dims = [1, 3, 224, 224];
-  const data = seededFloats(3 * 224 * 224, 1235);
-  const runtimes = [webnxRuntime(), ortRuntime('ort-web', ortWeb, { executionProviders: ['wasm'] }),
-    ortRuntime('ort-node', ortNode, { intraOpNumThreads: threads, interOpNumThreads: 1 })]
-    .filter((rt) => chosen.includes(rt.name));
+  const data = benchInput();
+  const runtimes = timedNames.map((name) => timed(name, makers[name]));
   const stats = {};
   let reference = null;
   for (const rt of runtimes) {
@@ -110,7 +92,7 @@ for (const model of only) {
     await rt.load(copy);
     const load = performance.now() - t;
     t = performance.now();
-    const out = await rt.run(data, dims);
+    const out = await rt.run(data);
     const first = performance.now() - t;
     stats[rt.name] = { load, first, times: [] };
     stats[rt.name].out = out;
@@ -119,9 +101,9 @@ for (const model of only) {
   if (stats['ort-node']) {
     reference = stats['ort-node'].out;
   } else {
-    const ref = ortRuntime('ort-node', ortNode, { intraOpNumThreads: 1 });
+    const ref = timed('ort-node', referenceMaker);
     await ref.load(bytes.slice());
-    reference = await ref.run(data, dims);
+    reference = await ref.run(data);
     await ref.release();
   }
   for (const rt of runtimes) {
@@ -129,16 +111,16 @@ for (const model of only) {
     if (!(err <= 1e-4)) throw new Error(`${model}: ${rt.name} differs from onnxruntime-node by ${err}`);
     stats[rt.name].err = err;
   }
-  for (let i = 0; i < warmup; i++) for (const rt of runtimes) await rt.run(data, dims);
+  for (let i = 0; i < warmup; i++) for (const rt of runtimes) await rt.run(data);
   for (let i = 0; i < runs; i++) {
     for (const rt of runtimes) {
       const t = performance.now();
-      await rt.run(data, dims);
+      await rt.run(data);
       stats[rt.name].times.push(performance.now() - t);
     }
   }
   if (showLayers && model === only[0]) {
-    const profile = await runtimes[0].profile(data, dims);
+    const profile = await runtimes[0].profile?.(data);
     if (profile) printLayers(model, profile);
   }
   for (const rt of runtimes) await rt.release();

@@ -9,17 +9,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { option, ZOO } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : fallback;
-};
+const opt = (name, fallback) => option(argv, name, fallback);
 const threads = Number(opt('threads', 2));
 const one = opt('one', '');
-const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
-  'efficientnet_b0', 'shufflenet_v2_x1_0'];
 const only = opt('only', '') ? opt('only', '').split(',') : ZOO;
 const modelsDir = opt('models', path.join(here, '../build/models'));
 // Everything else goes to run.mjs as given.

@@ -39,7 +39,7 @@ struct NamedTensor {
 class Session {
  public:
   // ONNX bytes parsed into a graph, CreateFromOnnx's first half: a caller owning the bytes can
-  // free them before CreateFromGraph, whose plan's packed weights then reuse that memory.
+  // free them before CreateFromGraph, whose passes and plans then reuse that memory.
   static Status LoadOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                          Graph* graph);
   // From ONNX bytes.

@@ -79,15 +79,10 @@ class WasmSession {
 
   // An ONNX model from the staged bytes, which it consumes.
   int load(int max_cached_plans) {
-    SessionOptions options;
-    options.num_threads = num_threads_;
-    options.limits = limits_;
-    if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
+    const SessionOptions options = Options(max_cached_plans);
     Graph graph;
-    Status s = Session::LoadOnnx(bytes_.get(), bytes_size_, options, &graph);
-    DropBytes();  // the graph holds its own copies; the plan's weights reuse this memory
-    if (s.ok()) s = Session::CreateFromGraph(std::move(graph), options, &session_);
-    return Record(std::move(s));
+    Status parsed = Session::LoadOnnx(bytes_.get(), bytes_size_, options, &graph);
+    return CreateSession(std::move(parsed), std::move(graph), options);
   }
 
   // Side files a JSON document names (webnx-graph "file", ONNX external data): each is staged
@@ -100,17 +95,12 @@ class WasmSession {
   // A JSON graph document (webnx-graph or ONNX-JSON) from the staged UTF-8 bytes, which it
   // consumes with the side files.
   int loadJson(int max_cached_plans) {
-    SessionOptions options;
-    options.num_threads = num_threads_;
-    options.limits = limits_;
-    if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
+    const SessionOptions options = Options(max_cached_plans);
     Graph graph;
-    Status s = Session::LoadJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_, files_,
-                                 options, &graph);
-    DropBytes();  // as in load()
+    Status parsed = Session::LoadJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_,
+                                      files_, options, &graph);
     files_.clear();
-    if (s.ok()) s = Session::CreateFromGraph(std::move(graph), options, &session_);
-    return Record(std::move(s));
+    return CreateSession(std::move(parsed), std::move(graph), options);
   }
 
   val inputs() const { return session_ ? ValueInfosToJs(session_->inputs()) : val::array(); }
@@ -223,6 +213,21 @@ class WasmSession {
   int Record(Status s) {
     last_ = std::move(s);
     return static_cast<int>(last_.code());
+  }
+  // load()'s and loadJson()'s options.
+  SessionOptions Options(int max_cached_plans) const {
+    SessionOptions options;
+    options.num_threads = num_threads_;
+    options.limits = limits_;
+    if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
+    return options;
+  }
+  // The session of a parsed graph. The staged bytes go first: the graph holds its own copies,
+  // and its passes and plans then reuse that memory.
+  int CreateSession(Status parsed, Graph graph, const SessionOptions& options) {
+    DropBytes();
+    if (parsed.ok()) parsed = Session::CreateFromGraph(std::move(graph), options, &session_);
+    return Record(std::move(parsed));
   }
 
   std::unique_ptr<Session> session_;

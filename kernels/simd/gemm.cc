@@ -161,6 +161,12 @@ void GemmImpl(int m, int n, int k, const float* packed_a, const float* b, size_t
   }
 }
 
+// Pixel (y, x)'s four channels, if the image keeps that pixel.
+inline void StorePixel(const InterleavedImage& out, int y, int x, f32x4 px) {
+  if (y < out.rows && x < out.cols)
+    Store(out.origin + y * out.row_stride + 4 * static_cast<size_t>(x), px);
+}
+
 // Stores `count` columns of a 4 x 8 tile as interleaved pixels from image pixel (y, x) on.
 inline void StoreInterleaved(TileSums<2>& t, int count, int y, int x, f32x4 lo, f32x4 hi,
                              const InterleavedImage& out) {
@@ -179,8 +185,7 @@ inline void StoreInterleaved(TileSums<2>& t, int count, int y, int x, f32x4 lo, 
       x = 0;
       ++y;
     }
-    if (y < out.rows && x < out.cols)
-      Store(out.origin + y * out.row_stride + 4 * static_cast<size_t>(x), px[q]);
+    StorePixel(out, y, x, px[q]);
   }
 }
 
@@ -202,10 +207,8 @@ void GemmPanelInterleaved(int n, int k, const float* packed_panel, int rows, con
     }
   }
   if (full + 1 == n) {  // the column's four rows are the pixel's four channels
-    const f32x4 px = Clamp(ColumnSums(k, packed_panel, tail_panel, kGemmNr, rows, bias), vlo, vhi);
-    if (y < out.rows && x < out.cols) {
-      Store(out.origin + y * out.row_stride + 4 * static_cast<size_t>(x), px);
-    }
+    StorePixel(out, y, x,
+               Clamp(ColumnSums(k, packed_panel, tail_panel, kGemmNr, rows, bias), vlo, vhi));
   } else if (full < n) {
     TileSums<2> t = MultiplyTile<2>(k, packed_panel, tail_panel, kGemmNr, rows, bias);
     StoreInterleaved(t, n - full, y, x, vlo, vhi, out);

@@ -38,7 +38,6 @@ inline void Block(const Pool2DShape& s, const Padded& p, const float* top, int o
 
 template <int kStride>
 void Plane(const Pool2DShape& s, const Padded& p, const float* padded, float* out) {
-  alignas(16) float tail[4];
   const int out_w4 = (s.out_w + 3) / 4 * 4;
   for (int oy = 0; oy < s.out_h; ++oy) {
     const float* top = padded + static_cast<size_t>(oy * s.stride_h) * p.cols;
@@ -52,12 +51,7 @@ void Plane(const Pool2DShape& s, const Padded& p, const float* padded, float* ou
     for (; ox < out_w4; ox += 4) {
       f32x4 best[1];
       Block<kStride, 1>(s, p, top, ox, best);
-      if (ox + 4 <= s.out_w) {
-        Store(orow + ox, best[0]);
-      } else {
-        Store(tail, best[0]);
-        for (int i = 0; i < s.out_w - ox; ++i) orow[ox + i] = tail[i];
-      }
+      StoreFirst(orow + ox, best[0], s.out_w - ox);
     }
   }
 }
@@ -69,7 +63,6 @@ void Plane(const Pool2DShape& s, const Padded& p, const float* padded, float* ou
 // skipped the same way (PMax keeps its first operand when the second is NaN).
 void Plane3x3Stride2(const Pool2DShape& s, const Padded& p, const float* padded, float* out) {
   const f32x4 lowest = Splat(-std::numeric_limits<float>::infinity());
-  alignas(16) float tail[4];
   for (int oy = 0; oy < s.out_h; ++oy) {
     const float* r0 = padded + static_cast<size_t>(2 * oy) * p.cols;
     const float* r1 = r0 + p.cols;
@@ -84,13 +77,7 @@ void Plane3x3Stride2(const Pool2DShape& s, const Padded& p, const float* padded,
       const f32x4 evens = Evens(left, middle);  // columns 0, 2, 4, 6 of the window starts
       const f32x4 odds = Odds(left, middle);
       const f32x4 next = wasm_i32x4_shuffle(evens, right, 1, 2, 3, 4);  // 2, 4, 6, 8
-      const f32x4 best = PMax(PMax(evens, odds), next);
-      if (ox + 4 <= s.out_w) {
-        Store(orow + ox, best);
-      } else {
-        Store(tail, best);
-        for (int i = 0; i < s.out_w - ox; ++i) orow[ox + i] = tail[i];
-      }
+      StoreFirst(orow + ox, PMax(PMax(evens, odds), next), s.out_w - ox);
       left = right;
     }
   }

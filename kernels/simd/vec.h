@@ -70,6 +70,13 @@ inline void CopyFloats(const float* src, int n, float* dst) {
   for (; i + 4 <= n; i += 4) Store(dst + i, Load(src + i));
   for (; i < n; ++i) dst[i] = src[i];
 }
+// The first `count` lanes of v into dst (all four when count >= 4): a row's last 1-3 outputs.
+inline void StoreFirst(float* dst, f32x4 v, int count) {
+  if (count >= 4) return Store(dst, v);
+  alignas(16) float lanes[4];
+  Store(lanes, v);
+  for (int i = 0; i < count; ++i) dst[i] = lanes[i];
+}
 // Rows a, b, c, d become columns: afterwards a holds the first elements of the four inputs,
 // b the second ones, and so on.
 inline void Transpose4x4(f32x4& a, f32x4& b, f32x4& c, f32x4& d) {

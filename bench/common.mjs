@@ -1,0 +1,42 @@
+// What the benchmark scripts share: the zoo, their option parsing, the input, and how each
+// runtime makes a session.
+import { seededFloats } from '../tests/node/helpers.mjs';
+
+export const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18',
+  'squeezenet1_1', 'efficientnet_b0', 'shufflenet_v2_x1_0'];
+
+// The value after `--name` in argv, or `fallback`.
+export function option(argv, name, fallback) {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : fallback;
+}
+
+// Every runtime sees the same seeded image.
+export const INPUT_DIMS = [1, 3, 224, 224];
+export const benchInput = () => seededFloats(3 * 224 * 224, 1235);
+
+// { create(bytes) -> session, Tensor } of 'webnx', 'ort-web' (wasm backend) or 'ort-node',
+// each on `threads` threads; only that runtime's package is imported.
+export async function sessionMaker(name, threads) {
+  if (name === 'webnx') {
+    const { InferenceSession, Tensor } = await import('../js/index.mjs');
+    return { create: (bytes) => InferenceSession.create(bytes, { numThreads: threads }), Tensor };
+  }
+  if (name === 'ort-web') {
+    const ort = await import('onnxruntime-web');
+    ort.env.wasm.numThreads = threads;
+    ort.env.wasm.simd = true;
+    return {
+      create: (bytes) => ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] }),
+      Tensor: ort.Tensor,
+    };
+  }
+  if (name === 'ort-node') {
+    const ort = await import('onnxruntime-node');
+    return {
+      create: (bytes) => ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1 }),
+      Tensor: ort.Tensor,
+    };
+  }
+  throw new Error(`unknown runtime '${name}'`);
+}
