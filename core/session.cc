@@ -17,6 +17,12 @@ Status Session::LoadOnnx(const uint8_t* data, size_t size, const SessionOptions&
   return LoadOnnxModel(data, size, options.limits, graph);
 }
 
+Status Session::LoadOnnx(std::shared_ptr<uint8_t> bytes, size_t size, const SessionOptions& options,
+                         Graph* graph) {
+  ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
+  return LoadOnnxModel(std::move(bytes), size, options.limits, graph);
+}
+
 Status Session::CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                                std::unique_ptr<Session>* out) {
   Graph graph;

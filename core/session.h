@@ -38,9 +38,11 @@ struct NamedTensor {
 
 class Session {
  public:
-  // ONNX bytes parsed into a graph, CreateFromOnnx's first half: a caller owning the bytes can
-  // free them before CreateFromGraph, whose passes and plans then reuse that memory.
+  // ONNX bytes parsed into a graph, CreateFromOnnx's first half (the graph holds a copy).
   static Status LoadOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
+                         Graph* graph);
+  // The same, taking the bytes: the graph's large initializers stay in them (LoadOnnxModel).
+  static Status LoadOnnx(std::shared_ptr<uint8_t> bytes, size_t size, const SessionOptions& options,
                          Graph* graph);
   // From ONNX bytes.
   static Status CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,

@@ -77,11 +77,14 @@ class WasmSession {
     return reinterpret_cast<uintptr_t>(bytes_.get());
   }
 
-  // An ONNX model from the staged bytes, which it consumes.
+  // An ONNX model from the staged bytes, which it takes: its weights stay in them.
   int load(int max_cached_plans) {
     const SessionOptions options = Options(max_cached_plans);
     Graph graph;
-    Status parsed = Session::LoadOnnx(bytes_.get(), bytes_size_, options, &graph);
+    const size_t size = bytes_size_;
+    std::shared_ptr<uint8_t> bytes(bytes_.release(), FreeBytes());
+    DropBytes();
+    Status parsed = Session::LoadOnnx(std::move(bytes), size, options, &graph);
     return CreateSession(std::move(parsed), std::move(graph), options);
   }
 
@@ -222,8 +225,8 @@ class WasmSession {
     if (max_cached_plans > 0) options.max_cached_plans = static_cast<size_t>(max_cached_plans);
     return options;
   }
-  // The session of a parsed graph. The staged bytes go first: the graph holds its own copies,
-  // and its passes and plans then reuse that memory.
+  // The session of a parsed graph. Staged bytes left (a JSON document's) go first: the graph
+  // holds its own copies, and its passes and plans then reuse that memory.
   int CreateSession(Status parsed, Graph graph, const SessionOptions& options) {
     DropBytes();
     if (parsed.ok()) parsed = Session::CreateFromGraph(std::move(graph), options, &session_);

@@ -1,6 +1,7 @@
 #include "core/loaders/onnx_loader.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "core/graph_limits.h"
 #include "core/limits.h"
 #include "core/loaders/float16.h"
+#include "core/loaders/onnx_payloads.h"
 #include "onnx/onnx.pb.h"
 
 namespace webnx {
@@ -89,25 +91,40 @@ Status ReadTypedFields(const onnx::TensorProto& proto, const std::string& what, 
   }
 }
 
-Status ReadRawData(const onnx::TensorProto& proto, const std::string& what, Tensor* t) {
-  const std::string& raw = proto.raw_data();
-  const bool half = proto.data_type() == kOnnxFloat16;
+// A tensor's raw_data: in the parsed proto, or detached from it and left in the model's bytes
+// (`owner` then keeps those alive).
+struct RawData {
+  bool present = false;
+  const char* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<void> owner;
+};
+
+RawData RawDataOf(const onnx::TensorProto& proto) {
+  RawData raw;
+  raw.present = proto.has_raw_data();
+  raw.data = proto.raw_data().data();
+  raw.size = proto.raw_data().size();
+  return raw;
+}
+
+Status ReadRawData(const RawData& raw, bool half, const std::string& what, Tensor* t) {
   const size_t need = static_cast<size_t>(t->numel()) * (half ? 2 : DTypeSize(t->dtype));
-  if (raw.size() != need) {
-    return Malformed(what + " has " + std::to_string(raw.size()) +
+  if (raw.size != need) {
+    return Malformed(what + " has " + std::to_string(raw.size) +
                      " bytes of raw_data but its shape " + ShapeToString(t->shape) + " needs " +
                      std::to_string(need));
   }
   if (half) {
     for (int64_t i = 0; i < t->numel(); ++i) {
       uint16_t bits;
-      std::memcpy(&bits, raw.data() + 2 * i, 2);
+      std::memcpy(&bits, raw.data + 2 * i, 2);
       t->ptr<float>()[i] = HalfToFloat(bits);
     }
   } else if (t->dtype == DType::kBool) {
-    for (size_t i = 0; i < need; ++i) t->ptr<bool>()[i] = raw[i] != 0;
+    for (size_t i = 0; i < need; ++i) t->ptr<bool>()[i] = raw.data[i] != 0;
   } else if (need) {
-    std::memcpy(t->data, raw.data(), need);
+    std::memcpy(t->data, raw.data, need);
   }
   return Status::Ok();
 }
@@ -149,7 +166,7 @@ struct LoadBudget {
 // A tensor's declared shape within the limits, and its bytes within the running total, before
 // it is converted (float16 counts widened to float32). Unsupported dtypes and data that does
 // not match the shape are left to TensorFromProto, which names them more precisely.
-Status CheckTensorProto(const onnx::TensorProto& proto, const std::string& what,
+Status CheckTensorProto(const onnx::TensorProto& proto, const RawData& raw, const std::string& what,
                         LoadBudget* budget) {
   const int32_t dt = proto.data_type();
   if (!IsSupportedDType(dt) && dt != kOnnxFloat16) return Status::Ok();
@@ -157,9 +174,8 @@ Status CheckTensorProto(const onnx::TensorProto& proto, const std::string& what,
   int64_t numel = 0;
   if (!ShapeNumel(shape, &numel)) return Status::Ok();
   const int64_t stored_elem = dt == kOnnxFloat16 ? 2 : DTypeSize(static_cast<DType>(dt));
-  const int64_t stored = proto.has_raw_data()
-                             ? static_cast<int64_t>(proto.raw_data().size()) / stored_elem
-                             : StoredValueCount(proto);
+  const int64_t stored =
+      raw.present ? static_cast<int64_t>(raw.size) / stored_elem : StoredValueCount(proto);
   if (stored != numel) return Status::Ok();
   const size_t elem = dt == kOnnxFloat16 ? 4 : DTypeSize(static_cast<DType>(dt));
   WEBNX_RETURN_IF_ERROR(CheckShapeLimits(shape, elem, budget->limits, what));
@@ -225,7 +241,7 @@ Status ReadAttribute(const onnx::AttributeProto& proto, const std::string& where
     case AP::TENSOR: {
       a->type = Attribute::Type::kTensor;
       const std::string what = "attribute '" + proto.name() + "' of " + where;
-      WEBNX_RETURN_IF_ERROR(CheckTensorProto(proto.t(), what, budget));
+      WEBNX_RETURN_IF_ERROR(CheckTensorProto(proto.t(), RawDataOf(proto.t()), what, budget));
       return TensorFromProto(proto.t(), what, &a->t);
     }
     case AP::FLOATS:
@@ -258,7 +274,10 @@ std::string NormalizeDomain(const std::string& domain) {
 
 }  // namespace
 
-Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, Tensor* out) {
+namespace {
+
+Status TensorFromProto(const onnx::TensorProto& proto, const RawData& raw, const std::string& what,
+                       Tensor* out) {
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
     return Malformed(what + " keeps its data in an external file; external data is not supported");
   }
@@ -271,8 +290,8 @@ Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, 
   }
   DType dtype = dt == kOnnxFloat16 ? DType::kFloat32 : static_cast<DType>(dt);
   // The data must match the shape before anything the size of the shape is allocated.
-  const int64_t stored = proto.has_raw_data()
-                             ? static_cast<int64_t>(proto.raw_data().size()) /
+  const int64_t stored = raw.present
+                             ? static_cast<int64_t>(raw.size) /
                                    static_cast<int64_t>(dt == kOnnxFloat16 ? 2 : DTypeSize(dtype))
                              : StoredValueCount(proto);
   if (stored != numel) {
@@ -280,58 +299,91 @@ Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, 
                      ShapeToString(shape) + " needs " + std::to_string(numel));
   }
   WEBNX_RETURN_IF_ERROR(Tensor::Allocate(dtype, shape, out));
-  if (proto.has_raw_data()) return ReadRawData(proto, what, out);
+  if (raw.present) return ReadRawData(raw, dt == kOnnxFloat16, what, out);
   return ReadTypedFields(proto, what, out);
 }
 
-namespace {
-
-// An initializer's raw_data, moved out of the parsed model rather than copied: the weights are
-// most of a model's bytes. Taken only when the bytes are exactly the tensor's (no float16 or bool
-// conversion) and sit on the heap suitably aligned; otherwise TensorFromProto copies them.
-bool AdoptRawData(onnx::TensorProto* proto, Tensor* out) {
-  if (!proto->has_raw_data() || proto->data_type() == kOnnxFloat16 ||
-      !IsSupportedDType(proto->data_type()) ||
-      proto->data_location() != onnx::TensorProto_DataLocation_DEFAULT) {
+// The dtype and shape of an initializer whose raw_data can be used as it is: exactly the
+// tensor's bytes (no float16 or bool conversion), at least 64 of them, aligned to `alignment`.
+// False sends it down the copying path, which also reports a tensor over the byte limit.
+bool UsableInPlace(const onnx::TensorProto& proto, const RawData& raw, size_t alignment,
+                   DType* dtype, Shape* shape) {
+  if (!raw.present || proto.data_type() == kOnnxFloat16 || !IsSupportedDType(proto.data_type()) ||
+      proto.data_location() != onnx::TensorProto_DataLocation_DEFAULT) {
     return false;
   }
-  const DType dtype = static_cast<DType>(proto->data_type());
-  if (dtype == DType::kBool) return false;
-  Shape shape(proto->dims().begin(), proto->dims().end());
+  *dtype = static_cast<DType>(proto.data_type());
+  if (*dtype == DType::kBool) return false;
+  shape->assign(proto.dims().begin(), proto.dims().end());
   int64_t numel = 0;
-  if (!ShapeNumel(shape, &numel) || numel == 0) return false;
-  const std::string& raw = proto->raw_data();
-  const size_t bytes = static_cast<size_t>(numel) * DTypeSize(dtype);
-  // Large enough to live on the heap (not inside the string object), aligned for the dtype.
-  if (raw.size() != bytes || bytes < 64 || reinterpret_cast<uintptr_t>(raw.data()) % 8 != 0 ||
-      numel > CurrentTensorByteLimit() / static_cast<int64_t>(DTypeSize(dtype))) {
-    return false;  // the copy path reports a tensor over the byte limit
-  }
-  auto holder = std::make_shared<std::string>(std::move(*proto->mutable_raw_data()));
-  if (reinterpret_cast<uintptr_t>(holder->data()) % 8 != 0) {  // a move must keep the buffer
-    *proto->mutable_raw_data() = std::move(*holder);
-    return false;
+  if (!ShapeNumel(*shape, &numel) || numel == 0) return false;
+  const size_t bytes = static_cast<size_t>(numel) * DTypeSize(*dtype);
+  return raw.size == bytes && bytes >= 64 &&
+         reinterpret_cast<uintptr_t>(raw.data) % alignment == 0 &&
+         numel <= CurrentTensorByteLimit() / static_cast<int64_t>(DTypeSize(*dtype));
+}
+
+// An initializer's raw_data taken without a copy: left in the model's bytes (`raw.owner`), or
+// moved out of the parsed proto. The weights are most of a model's bytes.
+bool AdoptRawData(onnx::TensorProto* proto, const RawData& raw, Tensor* out) {
+  DType dtype;
+  Shape shape;
+  // A string's heap buffer is 8-aligned; payloads in the model's bytes were placed at 16.
+  if (!UsableInPlace(*proto, raw, raw.owner ? 16 : 8, &dtype, &shape)) return false;
+  if (raw.owner) {
+    out->data = const_cast<char*>(raw.data);
+    out->holder = raw.owner;
+  } else {
+    auto holder = std::make_shared<std::string>(std::move(*proto->mutable_raw_data()));
+    if (reinterpret_cast<uintptr_t>(holder->data()) % 8 != 0) {  // a move must keep the buffer
+      *proto->mutable_raw_data() = std::move(*holder);
+      return false;
+    }
+    out->data = &(*holder)[0];
+    out->holder = std::move(holder);
   }
   out->dtype = dtype;
   out->shape = std::move(shape);
-  out->data = holder->data();
-  out->holder = std::move(holder);
   return true;
 }
 
+// Initializer raw_data of at least this many bytes stays in the model's bytes.
+constexpr size_t kMinDetachedBytes = 64;
+
 }  // namespace
+
+Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, Tensor* out) {
+  return TensorFromProto(proto, RawDataOf(proto), what, out);
+}
 
 Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph) {
   return LoadOnnxModel(data, size, SessionLimits(), graph);
 }
 
 Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limits, Graph* graph) {
+  std::shared_ptr<uint8_t> bytes(static_cast<uint8_t*>(std::malloc(size ? size : 1)), std::free);
+  if (!bytes) {
+    return Status(ErrorCode::kOutOfMemory,
+                  "cannot hold a model of " + std::to_string(size) + " bytes");
+  }
+  if (size) std::memcpy(bytes.get(), data, size);
+  return LoadOnnxModel(std::move(bytes), size, limits, graph);
+}
+
+Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionLimits& limits,
+                     Graph* graph) {
   if (size == 0) return Malformed("the model is empty (0 bytes)");
   if (size > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return Malformed("the model is larger than 2 GiB, which protobuf cannot parse");
   }
+  DetachedPayloads payloads;
+  const bool detached = DetachInitializerPayloads(bytes.get(), size, kMinDetachedBytes, &payloads);
+  if (detached) AlignDetachedPayloads(bytes.get(), 16, &payloads);
   onnx::ModelProto model;
-  if (!model.ParseFromArray(data, static_cast<int>(size))) {
+  const bool parsed = detached ? model.ParseFromString(payloads.skeleton)
+                               : model.ParseFromArray(bytes.get(), static_cast<int>(size));
+  payloads.skeleton = std::string();
+  if (!parsed) {
     return Malformed("not a valid ONNX model: the protobuf could not be parsed (" +
                      std::to_string(size) + " bytes; truncated or not an .onnx file?)");
   }
@@ -368,12 +420,22 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limi
   WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(g, 0, limits));
   LoadBudget budget{limits};
   graph->initializers.clear();
-  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
+  if (detached && payloads.initializers.size() != static_cast<size_t>(g.initializer_size())) {
+    return Malformed("not a valid ONNX model: its initializers could not be read");
+  }
+  for (int i = 0; i < g.initializer_size(); ++i) {
+    onnx::TensorProto& init = *model.mutable_graph()->mutable_initializer(i);
     if (init.name().empty()) return Malformed("an initializer has no name");
     const std::string what = "initializer '" + init.name() + "'";
-    WEBNX_RETURN_IF_ERROR(CheckTensorProto(init, what, &budget));
+    RawData raw = RawDataOf(init);
+    if (detached && payloads.initializers[i].detached) {
+      const ByteSpan span = payloads.initializers[i].raw;
+      raw =
+          RawData{true, reinterpret_cast<const char*>(bytes.get()) + span.offset, span.size, bytes};
+    }
+    WEBNX_RETURN_IF_ERROR(CheckTensorProto(init, raw, what, &budget));
     Tensor t;
-    if (!AdoptRawData(&init, &t)) WEBNX_RETURN_IF_ERROR(TensorFromProto(init, what, &t));
+    if (!AdoptRawData(&init, raw, &t)) WEBNX_RETURN_IF_ERROR(TensorFromProto(init, raw, what, &t));
     if (!graph->initializers.emplace(init.name(), std::move(t)).second) {
       return Malformed("initializer '" + init.name() + "' is defined twice");
     }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/graph.h"
@@ -24,6 +25,11 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph);
 // The same under `limits`: node count, subgraph nesting and every tensor's shape and the
 // running total of initializer bytes are checked before anything that size is allocated.
 Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limits, Graph* graph);
+// The same, taking the bytes (which it rewrites): the raw_data of large initializers is moved
+// to aligned places inside them and the graph's tensors keep `bytes` alive, instead of each
+// weight being copied (the copying overloads above copy the whole model once, then do this).
+Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionLimits& limits,
+                     Graph* graph);
 
 // Converts a TensorProto (raw_data or typed fields; float16 widened to float32). `what` names
 // the tensor in error messages.
