@@ -16,6 +16,21 @@ void PlanContext::SetOutput(int i, DType dtype, Shape shape) {
   outputs_[i].shape = std::move(shape);
 }
 
+Status PlanContext::DerivedConstant(int i, const std::string& kind, size_t floats,
+                                    const ConstantCache::Derive& derive, Tensor* out) const {
+  const Tensor* source = constant(i);
+  if (!source || source->dtype != DType::kFloat32) {
+    return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
+  }
+  if (constants_) return constants_->Get(*source, kind, floats, derive, out);
+  return DeriveConstant(*source, floats, derive, out);
+}
+
+std::string PlanContext::ConstantRewrittenAs(int i) const {
+  const Tensor* source = constant(i);
+  return source && constants_ ? constants_->RewrittenAs(*source) : std::string();
+}
+
 Status PlanContext::Error(ErrorCode code, const std::string& message) const {
   return Status(code, node_.Describe() + ": " + message);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/attrs.h"
+#include "core/constant_cache.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "core/thread_pool.h"
@@ -38,6 +39,14 @@ class PlanContext {
   const Shape& shape(int i) const { return inputs_[i]->shape; }
   // The input's contents when known at plan time, else nullptr.
   const Tensor* constant(int i) const { return has_input(i) ? inputs_[i]->value : nullptr; }
+  // The session's derived constants (none when planning outside a session).
+  void set_constants(ConstantCache* constants) { constants_ = constants; }
+  // Constant float32 input i in the form `kind`, `floats` long, that `derive` writes: made once
+  // per session and shared by its plans, possibly over the input's own storage (ConstantCache).
+  Status DerivedConstant(int i, const std::string& kind, size_t floats,
+                         const ConstantCache::Derive& derive, Tensor* out) const;
+  // The kind constant input i was rewritten as, or "" while it holds its own values.
+  std::string ConstantRewrittenAs(int i) const;
 
   int num_outputs() const { return static_cast<int>(node_.outputs.size()); }
   bool has_output(int i) const { return i < num_outputs() && !node_.outputs[i].empty(); }
@@ -55,6 +64,7 @@ class PlanContext {
   const Node& node_;
   int since_version_;
   int threads_ = 1;
+  ConstantCache* constants_ = nullptr;
   Attrs attrs_;
   std::vector<const PlannedValue*> inputs_;
   std::vector<PlannedValue> outputs_;

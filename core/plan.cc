@@ -11,15 +11,16 @@ namespace webnx {
 namespace {
 
 // Plans one node: returns its kernel with outputs' dtypes and shapes in `outputs`.
-Status PlanNode(const Node& node, int since_version, int threads, const OpRegistry& registry,
-                const std::vector<const PlannedValue*>& inputs, std::unique_ptr<Kernel>* kernel,
-                std::vector<PlannedValue>* outputs) {
+Status PlanNode(const Node& node, int since_version, int threads, ConstantCache* constants,
+                const OpRegistry& registry, const std::vector<const PlannedValue*>& inputs,
+                std::unique_ptr<Kernel>* kernel, std::vector<PlannedValue>* outputs) {
   *kernel = registry.Create(node.domain, node.op_type);
   if (!*kernel) {
     return Status(ErrorCode::kUnsupportedOperator, node.Describe() + " has no registered kernel");
   }
   PlanContext ctx(node, since_version, inputs);
   ctx.set_threads(threads);
+  ctx.set_constants(constants);
   WEBNX_RETURN_IF_ERROR((*kernel)->Plan(ctx));
   WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
   for (int i = 0; i < ctx.num_outputs(); ++i) {
@@ -228,7 +229,7 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
   WEBNX_RETURN_IF_ERROR(
-      PlanNode(node, since_version, 1, registry, planned_ptrs, &kernel, &out_planned));
+      PlanNode(node, since_version, 1, nullptr, registry, planned_ptrs, &kernel, &out_planned));
   WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, limits));
   WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, outputs));
   return RunKernel(node, *kernel, inputs, outputs);
@@ -308,8 +309,8 @@ Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
     }
     std::unique_ptr<Kernel> kernel;
     std::vector<PlannedValue> out_planned;
-    Status planned = PlanNode(node, rg.since_versions[n], rg.threads, registry, in_planned, &kernel,
-                              &out_planned);
+    Status planned = PlanNode(node, rg.since_versions[n], rg.threads, rg.constants, registry,
+                              in_planned, &kernel, &out_planned);
     if (!planned.ok()) {
       for (size_t i = 0; unknown_inputs && i < graph.inputs.size(); ++i) {
         const bool read = std::find(node.inputs.begin(), node.inputs.end(), graph.inputs[i].name) !=

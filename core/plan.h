@@ -23,6 +23,7 @@ struct ResolvedGraph {
   std::vector<int> since_versions;
   int threads = 1;  // threads each run may use
   SessionLimits limits;
+  ConstantCache* constants = nullptr;  // the session's (plans derive packed weights through it)
 };
 
 // Evaluates one node on the host on known inputs (nullptr = omitted optional input).

@@ -59,6 +59,8 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   WEBNX_RETURN_IF_ERROR(session->Resolve());
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
   FoldBatchNormIntoConv(&session->rg_);
+  session->constants_.Init(session->rg_.graph);
+  session->rg_.constants = &session->constants_;
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
   *out = std::move(session);
   return Status::Ok();
@@ -315,6 +317,8 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
       return s;
     }
     ++stats_.plans_built;
+    stats_.packed_weight_bytes = constants_.derived_bytes();
+    stats_.packed_in_place_bytes = constants_.rewritten_bytes();
     plans_.emplace_front(key, std::move(fresh));
     while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
     *plan = plans_.front().second.get();

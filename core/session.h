@@ -28,6 +28,10 @@ struct SessionStats {
   size_t plan_cache_hits = 0;
   size_t graph_nodes = 0;   // nodes after load-time constant folding
   size_t loaded_nodes = 0;  // nodes in the model as loaded
+  // Packed weights the plans share (ConstantCache): held besides the weights, and written
+  // over weights only one conv reads.
+  size_t packed_weight_bytes = 0;
+  size_t packed_in_place_bytes = 0;
   PlanStats last_plan;
 };
 
@@ -80,6 +84,7 @@ class Session {
   Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);
 
   ResolvedGraph rg_;
+  ConstantCache constants_;  // packed weights, shared by the plans
   SessionOptions options_;
   SessionStats stats_;
   // Per input: a node needs its contents at plan time, so plans specialise on them.

@@ -103,6 +103,10 @@ export interface SessionStats {
   planCacheHits: number;
   loadedNodes: number;
   graphNodes: number;
+  /** Bytes of packed weights the session holds besides the model's weights (made once, shared by its plans). */
+  packedWeightBytes: number;
+  /** Bytes of weights packed over their own storage (those only one conv reads). */
+  packedInPlaceBytes: number;
   runSteps: number;
   foldedNodes: number;
   fusedNodes: number;

@@ -33,6 +33,8 @@ namespace {
 constexpr size_t kMaxSpatialRank = 3;
 // im2col works on bands of output rows whose column matrix stays near this size (1 MiB).
 constexpr int64_t kColBudgetFloats = int64_t{1} << 18;
+// The session's name for W packed per group as the GEMM's left matrix (PackLhs).
+constexpr char kPackedLhs[] = "conv-gemm-lhs";
 
 // Floor division for a positive divisor and any sign of numerator.
 int64_t FloorDiv(int64_t a, int64_t b) {
@@ -163,7 +165,7 @@ class ConvKernel : public Kernel {
 
   Status Run(RunContext& ctx) override {
     const float* x = ctx.input(0).ptr<float>();
-    const float* w = ctx.input(1).ptr<float>();
+    const float* w = unpacked_w_.data ? unpacked_w_.ptr<float>() : ctx.input(1).ptr<float>();
     const float* bias = has_bias_ ? ctx.input(2).ptr<float>() : nullptr;
     float* y = ctx.output(0).ptr<float>();
     if (skip_run_) return Status::Ok();
@@ -224,31 +226,41 @@ class ConvKernel : public Kernel {
     simd_ = false;
     winograd_ = false;
     packed_ = Tensor();
+    unpacked_w_ = Tensor();
     bias_.clear();
     const Tensor* w = ctx.constant(1);
     const bool two_d = axes_[0].kernel == 1 && axes_[0].out == 1 && axes_[0].in == 1;
     const bool fits_int =
         col_rows_ < INT32_MAX && out_plane_ < INT32_MAX && group_in_ * kernel_size_ < INT32_MAX;
-    if (!w || !two_d || !fits_int || path_ == ConvPath::kBiasOnly) return Status::Ok();
-    if (path_ == ConvPath::kDirect && group_out_ != 1) return Status::Ok();  // multiplier > 1
+    const int k = static_cast<int>(std::min<int64_t>(group_in_ * kernel_size_, INT32_MAX));
+    // An earlier plan packed W over its own storage: the packed path needs nothing else, any
+    // other gets W back in a copy of its own.
+    const bool packed_in_place = ctx.ConstantRewrittenAs(1) == kPackedLhs;
+    if (!w || !two_d || !fits_int || path_ == ConvPath::kBiasOnly ||
+        (path_ == ConvPath::kDirect && group_out_ != 1)) {  // last: depthwise multiplier > 1
+      return packed_in_place ? UnpackWeights(*w, k) : Status::Ok();
+    }
     if (const Tensor* b = has_bias_ ? ctx.constant(2) : nullptr) {
       bias_.assign(b->ptr<float>(), b->ptr<float>() + out_channels_);
     }
     simd_ = true;
     weights_for_depthwise_ = w->ptr<float>();  // constants outlive every plan made from them
     if (path_ == ConvPath::kDirect) return PlanDepthwise(ctx);
-    if (PlanWinograd(w, ctx.threads())) {
+    if (!packed_in_place && PlanWinograd(w, ctx.threads())) {
       return Tensor::AllocateUninitialized(
           DType::kFloat32, {winograd_scratch_floats_ * ctx.threads()}, &rhs_panels_);
     }
-    const int k = static_cast<int>(group_in_ * kernel_size_);
     const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
-    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-        DType::kFloat32, {static_cast<int64_t>(per_group) * groups_}, &packed_));
-    for (int64_t g = 0; g < groups_; ++g) {
-      simd::PackLhs(w->ptr<float>() + g * group_out_ * k, static_cast<int>(group_out_), k, k,
-                    packed_.ptr<float>() + g * per_group);
-    }
+    const int64_t group_out = group_out_, groups = groups_;
+    WEBNX_RETURN_IF_ERROR(ctx.DerivedConstant(
+        1, kPackedLhs, per_group * groups,
+        [=](const float* from, float* to) {
+          for (int64_t g = 0; g < groups; ++g) {
+            simd::PackLhs(from + g * group_out * k, static_cast<int>(group_out), k, k,
+                          to + g * per_group);
+          }
+        },
+        &packed_));
     col_ = Tensor();  // the packed path builds its column panels itself
     geometry_ = Geometry();
     PlanGemmTasks(k, ctx.threads());
@@ -258,6 +270,18 @@ class ConvKernel : public Kernel {
     panel_floats_ = static_cast<int64_t>(simd::PackedRhsSize(k, block));
     return Tensor::AllocateUninitialized(DType::kFloat32, {panel_floats_ * ctx.threads()},
                                          &rhs_panels_);
+  }
+
+  // W as the model gave it, from its packed form (PlanSimd).
+  Status UnpackWeights(const Tensor& packed, int k) {
+    WEBNX_RETURN_IF_ERROR(
+        Tensor::AllocateUninitialized(DType::kFloat32, packed.shape, &unpacked_w_));
+    const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
+    for (int64_t g = 0; g < groups_; ++g) {
+      simd::UnpackLhs(packed.ptr<float>() + g * per_group, static_cast<int>(group_out_), k,
+                      unpacked_w_.ptr<float>() + g * group_out_ * k);
+    }
+    return Status::Ok();
   }
 
   // Depthwise: stride-1 3x3 and 5x5 convs on planes wider than kDepthwise4MaxWidth a plane at a
@@ -766,6 +790,7 @@ class ConvKernel : public Kernel {
   Tensor col_;             // im2col scratch: col_rows_ x (band_rows_ * output width)
   bool simd_ = false;      // 2-D with constant weights: the SIMD paths below
   Tensor packed_;          // per group: W packed as the GEMM's left matrix
+  Tensor unpacked_w_;      // W for a plan off the packed path after W was packed in place
   Tensor rhs_panels_;      // per thread: one block of the right matrix in 8-column panels
   simd::Conv2DGeometry geometry_{};
   std::vector<float> bias_;  // constant bias, when there is one

@@ -168,6 +168,8 @@ class WasmSession {
     o.set("planCacheHits", static_cast<double>(s.plan_cache_hits));
     o.set("loadedNodes", static_cast<double>(s.loaded_nodes));
     o.set("graphNodes", static_cast<double>(s.graph_nodes));
+    o.set("packedWeightBytes", static_cast<double>(s.packed_weight_bytes));
+    o.set("packedInPlaceBytes", static_cast<double>(s.packed_in_place_bytes));
     o.set("runSteps", static_cast<double>(s.last_plan.run_steps));
     o.set("foldedNodes", static_cast<double>(s.last_plan.folded_nodes));
     o.set("fusedNodes", static_cast<double>(s.last_plan.fused_nodes));

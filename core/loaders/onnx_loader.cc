@@ -380,7 +380,8 @@ Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionL
   const bool detached = DetachInitializerPayloads(bytes.get(), size, kMinDetachedBytes, &payloads);
   if (detached) AlignDetachedPayloads(bytes.get(), 16, &payloads);
   onnx::ModelProto model;
-  const bool parsed = detached ? model.ParseFromString(payloads.skeleton)
+  const bool parsed = detached ? model.ParseFromArray(payloads.skeleton.data(),
+                                                      static_cast<int>(payloads.skeleton.size()))
                                : model.ParseFromArray(bytes.get(), static_cast<int>(size));
   payloads.skeleton = std::string();
   if (!parsed) {

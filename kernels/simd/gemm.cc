@@ -245,6 +245,17 @@ void PackLhs(const float* a, int m, int k, int lda, float* packed) {
   }
 }
 
+void UnpackLhs(const float* packed, int m, int k, float* a) {
+  const size_t n = static_cast<size_t>(m) * k;
+  // Element i of the packed panels, in order: panels of kGemmMr rows, k columns each.
+#pragma clang loop vectorize(disable) unroll(disable)
+  for (size_t i = 0; i < PackedLhsSize(m, k); ++i) {
+    const size_t panel = i / (static_cast<size_t>(kGemmMr) * k), at = i % (kGemmMr * k);
+    const size_t row = panel * kGemmMr + at % kGemmMr, col = at / kGemmMr;
+    if (row * k + col < n) a[row * k + col] = packed[i];
+  }
+}
+
 size_t PackedRhsSize(int k, int n) {
   return static_cast<size_t>((n + kGemmNr - 1) / kGemmNr) * kGemmNr * static_cast<size_t>(k);
 }

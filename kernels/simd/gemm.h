@@ -28,6 +28,8 @@ struct GemmEpilogue {
 size_t PackedLhsSize(int m, int k);
 // Panel p holds, for each k, rows [p*Mr, p*Mr+Mr) of column k; rows past M are zero.
 void PackLhs(const float* a, int m, int k, int lda, float* packed);
+// The inverse: the m x k row-major matrix (lda k) back from PackLhs's layout.
+void UnpackLhs(const float* packed, int m, int k, float* a);
 
 // Floats needed to pack a K x N matrix into kGemmNr-column panels.
 size_t PackedRhsSize(int k, int n);

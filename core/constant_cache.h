@@ -1,0 +1,64 @@
+// Forms of a session's constant tensors that kernels derive when planning (packed weights):
+// made once per session, shared by every plan the session makes.
+//
+// A constant whose storage only one node can see (it alone reads it, it is no graph output, no
+// other constant shares its bytes, and nothing outside the graph holds them) is rewritten in
+// place when the derived form has the same size, so the session holds its weights once instead
+// of raw and packed. Its raw values are then gone: a kernel that may read them asks RewrittenAs
+// first.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace webnx {
+
+class ConstantCache {
+ public:
+  // Writes the derived form (`to`) from the constant's float32 values (`from`).
+  using Derive = std::function<void(const float* from, float* to)>;
+
+  // Finds the graph's initializers only one node can see. Call once the graph is final.
+  void Init(const Graph& graph);
+
+  // The form `kind` of float32 constant `source`, `floats` long: derived on the first request
+  // when `source` is one of the graph's initializers (others, computed by a plan, live only as
+  // long as it: derived anew). InternalError when `source` was rewritten as another kind.
+  Status Get(const Tensor& source, const std::string& kind, size_t floats, const Derive& derive,
+             Tensor* out);
+  // The kind `source` was rewritten as, or "" while it holds its own values.
+  std::string RewrittenAs(const Tensor& source) const;
+
+  size_t derived_bytes() const { return derived_bytes_; }      // held besides the constants
+  size_t rewritten_bytes() const { return rewritten_bytes_; }  // derived in the constants' place
+
+ private:
+  struct Derived {
+    const Tensor* source;
+    std::string kind;
+    Tensor tensor;
+    bool rewritten;  // `tensor` is the source's own storage
+    long next;       // the source's next form in derived_, or -1
+  };
+  const Derived* Find(const Tensor& source, const std::string* kind) const;
+
+  enum : long { kInitializer = 1, kExclusive = 2 };
+  std::unordered_map<const void*, long> initializers_;  // Tensor* -> kInitializer | kExclusive
+  std::vector<Derived> derived_;
+  std::unordered_map<const void*, long> first_form_;  // source -> its first entry in derived_
+  size_t derived_bytes_ = 0;
+  size_t rewritten_bytes_ = 0;
+};
+
+// The same without a session: derives into new storage every time.
+Status DeriveConstant(const Tensor& source, size_t floats, const ConstantCache::Derive& derive,
+                      Tensor* out);
+
+}  // namespace webnx

@@ -1,0 +1,163 @@
+// Packed conv weights (core/constant_cache.h): made once per session and shared by its plans,
+// packed over the weight's own storage only when nothing else can see that storage.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kernels/simd/gemm.h"
+#include "tests/unit/model_builder.h"
+#include "tests/unit/op_runner.h"
+
+namespace webnx::testing {
+namespace {
+
+constexpr int64_t kC = 5;
+
+std::vector<float> RandomValues(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// X [1, 5, H, W] -> 1x1 convs with M output channels; `convs` of them read the same weight, and
+// with `observe_weight` the weight is a graph output too (through an Identity).
+struct PointwiseModel {
+  int64_t m = 8;
+  int convs = 1;
+  bool observe_weight = false;
+  std::vector<float> w, b;
+
+  std::string Bytes() {
+    w = RandomValues(m * kC, 7);
+    b = RandomValues(m, 8);
+    ModelBuilder mb;
+    mb.Input("X", kOnnxFloat, {1, kC, "H", "W"});
+    mb.FloatInit("W", {m, kC, 1, 1}, w);
+    mb.FloatInit("B", {m}, b);
+    for (int i = 0; i < convs; ++i) {
+      const std::string y = "Y" + std::to_string(i);
+      mb.Node("Conv", {"X", "W", "B"}, {y}, "conv" + std::to_string(i));
+      mb.Output(y, kOnnxFloat, {1, m, "H", "W"});
+    }
+    if (observe_weight) {
+      mb.Node("Identity", {"W"}, {"W_seen"}, "observe");
+      mb.Output("W_seen", kOnnxFloat, {m, kC, 1, 1});
+    }
+    return mb.Bytes();
+  }
+
+  std::vector<float> Reference(const std::vector<float>& x, int64_t plane) const {
+    std::vector<float> y(m * plane);
+    for (int64_t o = 0; o < m; ++o) {
+      for (int64_t p = 0; p < plane; ++p) {
+        double acc = b[o];
+        for (int64_t c = 0; c < kC; ++c)
+          acc += static_cast<double>(w[o * kC + c]) * x[c * plane + p];
+        y[o * plane + p] = static_cast<float>(acc);
+      }
+    }
+    return y;
+  }
+};
+
+// Runs at H x W and checks every conv's output (and the observed weight) against the reference.
+void RunAt(Session* session, const PointwiseModel& model, int64_t h, int64_t w) {
+  const std::vector<float> x = RandomValues(kC * h * w, static_cast<uint32_t>(h * 100 + w));
+  NamedTensor feed{"X", MakeFloat({1, kC, h, w}, x)};
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({feed}, &outputs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::vector<float> want = model.Reference(x, h * w);
+  for (int i = 0; i < model.convs; ++i) {
+    ASSERT_EQ(outputs[i]->numel(), static_cast<int64_t>(want.size()));
+    for (size_t j = 0; j < want.size(); ++j) {
+      EXPECT_NEAR(outputs[i]->ptr<float>()[j], want[j], 1e-5f * (1.f + std::fabs(want[j])))
+          << "conv " << i << " at " << j << ", " << h << "x" << w;
+    }
+  }
+  if (model.observe_weight) {
+    const Tensor& seen = *outputs.back();
+    ASSERT_EQ(seen.numel(), static_cast<int64_t>(model.w.size()));
+    for (size_t j = 0; j < model.w.size(); ++j)
+      EXPECT_EQ(seen.ptr<float>()[j], model.w[j]) << "the weight output was changed at " << j;
+  }
+}
+
+TEST(PackedWeights, AWeightOnlyItsConvReadsIsPackedOnceInItsOwnStorage) {
+  PointwiseModel model;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(model.Bytes(), &session).ok());
+  RunAt(session.get(), model, 3, 3);
+  EXPECT_EQ(session->stats().packed_in_place_bytes, 8u * kC * 4);
+  EXPECT_EQ(session->stats().packed_weight_bytes, 0u);
+  RunAt(session.get(), model, 6, 7);  // a second plan reuses the packed weight
+  RunAt(session.get(), model, 3, 3);
+  EXPECT_EQ(session->stats().plans_built, 2u);
+  EXPECT_EQ(session->stats().packed_in_place_bytes, 8u * kC * 4);
+  EXPECT_EQ(session->stats().packed_weight_bytes, 0u);
+}
+
+TEST(PackedWeights, APartialPanelIsPackedIntoStorageOfItsOwn) {
+  PointwiseModel model;
+  model.m = 6;  // the packed form pads the last 4-row panel: larger than the weight
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(model.Bytes(), &session).ok());
+  RunAt(session.get(), model, 3, 3);
+  RunAt(session.get(), model, 4, 5);
+  EXPECT_EQ(session->stats().plans_built, 2u);
+  EXPECT_EQ(session->stats().packed_in_place_bytes, 0u);
+  EXPECT_EQ(session->stats().packed_weight_bytes, simd::PackedLhsSize(6, kC) * 4);
+}
+
+TEST(PackedWeights, AWeightTwoConvsReadIsPackedOnceBesideIt) {
+  PointwiseModel model;
+  model.convs = 2;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(model.Bytes(), &session).ok());
+  RunAt(session.get(), model, 5, 3);
+  EXPECT_EQ(session->stats().packed_in_place_bytes, 0u);
+  EXPECT_EQ(session->stats().packed_weight_bytes, 8u * kC * 4);
+}
+
+TEST(PackedWeights, AWeightTheGraphOutputsKeepsItsValues) {
+  PointwiseModel model;
+  model.observe_weight = true;
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(model.Bytes(), &session).ok());
+  RunAt(session.get(), model, 3, 4);
+  RunAt(session.get(), model, 2, 2);
+  EXPECT_EQ(session->stats().packed_in_place_bytes, 0u);
+}
+
+TEST(PackedWeights, SessionsMadeFromCopiesOfOneGraphLeaveItsWeightsAlone) {
+  PointwiseModel model;
+  Graph graph;
+  ASSERT_TRUE(LoadBytes(model.Bytes(), &graph).ok());
+  std::unique_ptr<Session> a, b;
+  ASSERT_TRUE(Session::CreateFromGraph(graph, SessionOptions(), &a).ok());
+  ASSERT_TRUE(Session::CreateFromGraph(graph, SessionOptions(), &b).ok());
+  RunAt(a.get(), model, 3, 3);
+  RunAt(b.get(), model, 3, 3);
+  EXPECT_EQ(a->stats().packed_in_place_bytes, 0u);
+  EXPECT_EQ(b->stats().packed_in_place_bytes, 0u);
+  for (size_t j = 0; j < model.w.size(); ++j)
+    EXPECT_EQ(graph.initializers.at("W").ptr<float>()[j], model.w[j]) << j;
+}
+
+TEST(PackedWeights, UnpackLhsInvertsPackLhs) {
+  for (int m : {1, 3, 4, 5, 8, 9}) {
+    for (int k : {1, 2, 7}) {
+      const std::vector<float> a = RandomValues(static_cast<size_t>(m) * k, m * 10 + k);
+      std::vector<float> packed(simd::PackedLhsSize(m, k)), back(a.size());
+      simd::PackLhs(a.data(), m, k, k, packed.data());
+      simd::UnpackLhs(packed.data(), m, k, back.data());
+      EXPECT_EQ(back, a) << m << "x" << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace webnx::testing
