@@ -22,12 +22,19 @@ Tensor MakeInt64(const Shape& shape, const std::vector<int64_t>& values) {
   return t;
 }
 
+std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
 Tensor RandomFloat(const Shape& shape, uint32_t seed, float lo, float hi) {
   Tensor t;
   EXPECT_TRUE(Tensor::Allocate(DType::kFloat32, shape, &t).ok());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t i = 0; i < t.numel(); ++i) t.ptr<float>()[i] = dist(rng);
+  const std::vector<float> v = RandomFloats(static_cast<size_t>(t.numel()), seed, lo, hi);
+  std::copy(v.begin(), v.end(), t.ptr<float>());
   return t;
 }
 

@@ -14,6 +14,7 @@ namespace webnx::testing {
 Tensor MakeFloat(const Shape& shape, const std::vector<float>& values);
 Tensor MakeInt64(const Shape& shape, const std::vector<int64_t>& values);
 // Deterministic uniform values in [lo, hi).
+std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f);
 Tensor RandomFloat(const Shape& shape, uint32_t seed, float lo = -1.f, float hi = 1.f);
 
 Attribute IntAttr(int64_t v);

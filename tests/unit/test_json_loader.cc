@@ -12,6 +12,7 @@
 #include "core/loaders/json_loader.h"
 #include "core/op_registry.h"
 #include "core/session.h"
+#include "tests/unit/op_runner.h"
 
 namespace webnx::testing {
 namespace {
@@ -44,14 +45,6 @@ std::string Base64(const void* data, size_t size) {
 
 std::string Base64(const std::vector<float>& v) {
   return Base64(v.data(), v.size() * 4);
-}
-
-std::vector<float> Random(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
 }
 
 struct Feed {
@@ -440,9 +433,9 @@ TEST(JsonWebnxGraph, OpsetAndLayoutOverrides) {
 TEST(JsonWebnxGraph, Conv2DMatchesNaiveNhwc) {
   const Shape xs = {2, 7, 6, 4};
   const int64_t cout = 6, groups = 2, cin_g = 2;
-  auto x = Random(2 * 7 * 6 * 4, 1);
-  auto k = Random(3 * 2 * cin_g * cout, 2);
-  auto bias = Random(cout, 3);
+  auto x = RandomFloats(2 * 7 * 6 * 4, 1);
+  auto k = RandomFloats(3 * 2 * cin_g * cout, 2);
+  auto bias = RandomFloats(cout, 3);
   Conv2DParams p{3, 2, 2, 1, 1, 0, 2, 1, 1, 2};
   Shape ys;
   auto want = NaiveConvNhwc(x, xs, k, cin_g, cout, groups, p, &ys);
@@ -467,8 +460,8 @@ TEST(JsonWebnxGraph, Conv2DMatchesNaiveNhwc) {
 TEST(JsonWebnxGraph, DepthwiseConv2DMatchesNaiveNhwc) {
   const Shape xs = {1, 6, 5, 3};
   const int64_t m = 2;
-  auto x = Random(6 * 5 * 3, 4);
-  auto k = Random(3 * 3 * 3 * m, 5);
+  auto x = RandomFloats(6 * 5 * 3, 4);
+  auto k = RandomFloats(3 * 3 * 3 * m, 5);
   Conv2DParams p{3, 3, 2, 2, 1, 1, 1, 1};
   Shape ys;
   // Depthwise = grouped conv with one input channel per group, kernel [Kh,Kw,1,C*M].
@@ -490,7 +483,7 @@ TEST(JsonWebnxGraph, DepthwiseConv2DMatchesNaiveNhwc) {
 
 TEST(JsonWebnxGraph, BatchNormRelu6HardSwishPools) {
   const Shape xs = {1, 4, 5, 3};
-  auto x = Random(60, 6);
+  auto x = RandomFloats(60, 6);
   for (auto& v : x) v *= 8;
   std::vector<float> scale = {1, 2, 0.5f}, shift = {0.1f, -0.2f, 3}, mean = {0, 1, -1},
                      var = {1, 4, 0.25f};
@@ -562,8 +555,8 @@ TEST(JsonWebnxGraph, BatchNormRelu6HardSwishPools) {
 // stays NCHW: one transpose in, one out.
 TEST(JsonWebnxGraph, NhwcChainStaysNchwInside) {
   const Shape xs = {1, 5, 5, 4};
-  auto x = Random(100, 7);
-  auto k1 = Random(4 * 8, 8), kd = Random(9 * 8, 9), k2 = Random(8 * 4, 10);
+  auto x = RandomFloats(100, 7);
+  auto k1 = RandomFloats(4 * 8, 8), kd = RandomFloats(9 * 8, 9), k2 = RandomFloats(8 * 4, 10);
   json doc = WebnxDoc({{{"name", "x"}, {"shape", xs}}}, {"y"},
                       {{"k1", TensorJson({1, 1, 4, 8}, k1)},
                        {"kd", TensorJson({3, 3, 8, 1}, kd)},
@@ -596,8 +589,8 @@ TEST(JsonWebnxGraph, NhwcChainStaysNchwInside) {
 
 TEST(JsonWebnxGraph, ConcatOfNhwcValuesAndAttributeFormReshape) {
   const Shape xs = {1, 2, 2, 3};
-  auto x = Random(12, 11);
-  auto k = Random(3 * 2, 12);
+  auto x = RandomFloats(12, 11);
+  auto k = RandomFloats(3 * 2, 12);
   json doc = WebnxDoc(
       {{{"name", "x"}, {"shape", xs}}}, {"y"}, {{"k", TensorJson({1, 1, 3, 2}, k)}},
       {{{"id", "a"}, {"op", "Conv2D"}, {"inputs", {"x", "k"}}},

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "kernels/simd/gemm.h"
 #include "tests/unit/model_builder.h"
@@ -14,14 +13,6 @@ namespace {
 
 constexpr int64_t kC = 5;
 
-std::vector<float> RandomValues(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
 // X [1, 5, H, W] -> 1x1 convs with M output channels; `convs` of them read the same weight, and
 // with `observe_weight` the weight is a graph output too (through an Identity).
 struct PointwiseModel {
@@ -31,8 +22,8 @@ struct PointwiseModel {
   std::vector<float> w, b;
 
   std::string Bytes() {
-    w = RandomValues(m * kC, 7);
-    b = RandomValues(m, 8);
+    w = RandomFloats(m * kC, 7);
+    b = RandomFloats(m, 8);
     ModelBuilder mb;
     mb.Input("X", kOnnxFloat, {1, kC, "H", "W"});
     mb.FloatInit("W", {m, kC, 1, 1}, w);
@@ -65,7 +56,7 @@ struct PointwiseModel {
 
 // Runs at H x W and checks every conv's output (and the observed weight) against the reference.
 void RunAt(Session* session, const PointwiseModel& model, int64_t h, int64_t w) {
-  const std::vector<float> x = RandomValues(kC * h * w, static_cast<uint32_t>(h * 100 + w));
+  const std::vector<float> x = RandomFloats(kC * h * w, static_cast<uint32_t>(h * 100 + w));
   NamedTensor feed{"X", MakeFloat({1, kC, h, w}, x)};
   std::vector<const Tensor*> outputs;
   Status s = session->Run({feed}, &outputs);
@@ -150,7 +141,7 @@ TEST(PackedWeights, SessionsMadeFromCopiesOfOneGraphLeaveItsWeightsAlone) {
 TEST(PackedWeights, UnpackLhsInvertsPackLhs) {
   for (int m : {1, 3, 4, 5, 8, 9}) {
     for (int k : {1, 2, 7}) {
-      const std::vector<float> a = RandomValues(static_cast<size_t>(m) * k, m * 10 + k);
+      const std::vector<float> a = RandomFloats(static_cast<size_t>(m) * k, m * 10 + k);
       std::vector<float> packed(simd::PackedLhsSize(m, k)), back(a.size());
       simd::PackLhs(a.data(), m, k, k, packed.data());
       simd::UnpackLhs(packed.data(), m, k, back.data());

@@ -20,14 +20,6 @@ size_t Padded(size_t bytes) {
   return std::max<size_t>(64, (bytes + 63) / 64 * 64);
 }
 
-std::vector<float> RandomValues(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
 NamedTensor Feed(const std::string& name, Tensor t) {
   NamedTensor nt;
   nt.name = name;
@@ -53,9 +45,9 @@ constexpr int64_t kC = 2, kH = 5, kW = 5, kM = 3, kK = 3, kOut = 4;
 constexpr int64_t kFlat = kM * kH * kW;  // 'same' padding keeps 5x5
 
 struct ConvNet {
-  std::vector<float> w = RandomValues(kM * kC * kK * kK, 1);
+  std::vector<float> w = RandomFloats(kM * kC * kK * kK, 1);
   std::vector<float> bias = {0.1f, -0.3f, 0.05f};
-  std::vector<float> gemm_w = RandomValues(kOut * kFlat, 2, -0.5f, 0.5f);  // [kOut, kFlat]
+  std::vector<float> gemm_w = RandomFloats(kOut * kFlat, 2, -0.5f, 0.5f);  // [kOut, kFlat]
   std::vector<float> gemm_c = {0.5f, -1.f, 0.f, 2.f};
 
   // X [N, 2, 5, 5] -> Conv (pads 1) -> Relu -> Reshape [0, -1] -> Gemm(transB) -> Y [N, 4].
@@ -119,7 +111,7 @@ struct ConvNet {
 
 // Runs the conv net at batch n and checks the output against the reference.
 void RunConvNet(Session* session, const ConvNet& net, int64_t n, uint32_t seed) {
-  std::vector<float> x = RandomValues(n * kC * kH * kW, seed, -2.f, 2.f);
+  std::vector<float> x = RandomFloats(n * kC * kH * kW, seed, -2.f, 2.f);
   std::vector<const Tensor*> outputs;
   Status s = session->Run({Feed("X", MakeFloat({n, kC, kH, kW}, x))}, &outputs);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -238,7 +230,7 @@ TEST(Session, ViewsKeepTheirSourceAlive) {
   b.Output("Y", kOnnxFloat, {32});
   std::unique_ptr<Session> session;
   ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
-  std::vector<float> x = RandomValues(32, 5, -3.f, 3.f);
+  std::vector<float> x = RandomFloats(32, 5, -3.f, 3.f);
   std::vector<const Tensor*> outputs;
   for (int run = 0; run < 2; ++run) {
     Status s = session->Run({Feed("X", MakeFloat({4, 8}, x))}, &outputs);
@@ -268,7 +260,7 @@ TEST(Session, OutputsThatAreInputsConstantsAndFoldedValues) {
   Status s = CreateSession(b.Bytes(), &session);
   ASSERT_TRUE(s.ok()) << s.ToString();
   for (int64_t n : {2, 1}) {
-    std::vector<float> x = RandomValues(n * 3, 11);
+    std::vector<float> x = RandomFloats(n * 3, 11);
     std::vector<const Tensor*> outputs;
     // The feeds outlive the reads below: outputs 0 and 1 alias X's storage (see
     // OutputsAliasingAnInputOutliveTheFeeds for what happens otherwise).
@@ -364,7 +356,7 @@ std::vector<float> MatMulReference(const std::vector<float>& x, const std::vecto
 }
 
 void RunShapeChain(Session* session, const std::vector<float>& w, int64_t n) {
-  std::vector<float> x = RandomValues(n * 12, 40 + static_cast<uint32_t>(n));
+  std::vector<float> x = RandomFloats(n * 12, 40 + static_cast<uint32_t>(n));
   std::vector<const Tensor*> outputs;
   Status s = session->Run({Feed("X", MakeFloat({n, 3, 4}, x))}, &outputs);
   ASSERT_TRUE(s.ok()) << "N=" << n << ": " << s.ToString();
@@ -374,7 +366,7 @@ void RunShapeChain(Session* session, const std::vector<float>& w, int64_t n) {
 }
 
 TEST(Session, ShapeChainIsEvaluatedAtPlanTime) {
-  const std::vector<float> w = RandomValues(60, 9);
+  const std::vector<float> w = RandomFloats(60, 9);
   std::unique_ptr<Session> session;
   Status s = CreateSession(ShapeChainModel(w), &session);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -389,7 +381,7 @@ TEST(Session, ShapeChainIsEvaluatedAtPlanTime) {
 }
 
 TEST(Session, PlanCacheKeyedByShapes) {
-  const std::vector<float> w = RandomValues(60, 10);
+  const std::vector<float> w = RandomFloats(60, 10);
   std::unique_ptr<Session> session;
   ASSERT_TRUE(CreateSession(ShapeChainModel(w), &session).ok());
   for (int64_t n : {1, 2, 1, 3, 2}) RunShapeChain(session.get(), w, n);
@@ -398,7 +390,7 @@ TEST(Session, PlanCacheKeyedByShapes) {
 }
 
 TEST(Session, PlanCacheEvictsWithOneSlot) {
-  const std::vector<float> w = RandomValues(60, 11);
+  const std::vector<float> w = RandomFloats(60, 11);
   SessionOptions options;
   options.max_cached_plans = 1;
   std::unique_ptr<Session> session;
@@ -412,7 +404,7 @@ TEST(Session, PlanCacheEvictsWithOneSlot) {
 }
 
 TEST(Session, PlanCacheEvictsLeastRecentlyUsed) {
-  const std::vector<float> w = RandomValues(60, 12);
+  const std::vector<float> w = RandomFloats(60, 12);
   SessionOptions options;
   options.max_cached_plans = 2;
   std::unique_ptr<Session> session;
@@ -425,7 +417,7 @@ TEST(Session, PlanCacheEvictsLeastRecentlyUsed) {
 }
 
 TEST(Session, ZeroCachedPlansMeansOne) {
-  const std::vector<float> w = RandomValues(60, 13);
+  const std::vector<float> w = RandomFloats(60, 13);
   SessionOptions options;
   options.max_cached_plans = 0;
   std::unique_ptr<Session> session;
@@ -575,7 +567,7 @@ TEST(Session, RuntimeReshapeTargetIsSpecialised) {
   Status s = CreateSession(b.Bytes(), &session);
   ASSERT_TRUE(s.ok()) << s.ToString();
 
-  const std::vector<float> x = RandomValues(12, 21);
+  const std::vector<float> x = RandomFloats(12, 21);
   std::vector<float> want(12);
   for (int i = 0; i < 12; ++i) want[i] = x[i] + 1.f;
   auto run = [&](std::vector<int64_t> target, Shape expect_shape) {
@@ -608,7 +600,7 @@ TEST(Session, RuntimeReshapeTargetIsSpecialised) {
 }
 
 TEST(Session, SessionFromGraphRunsTheSameModel) {
-  const std::vector<float> w = RandomValues(60, 14);
+  const std::vector<float> w = RandomFloats(60, 14);
   Graph g;
   ASSERT_TRUE(LoadBytes(ShapeChainModel(w), &g).ok());
   std::unique_ptr<Session> session;
@@ -636,7 +628,7 @@ void RunBothWays(const std::string& fused_model, const std::string& plain_model,
   ASSERT_TRUE(CreateSession(plain_model, &out->plain).ok());
   int64_t n = 1;
   for (int64_t d : x_shape) n *= d;
-  const Tensor x = MakeFloat(x_shape, RandomValues(static_cast<size_t>(n), seed, lo, hi));
+  const Tensor x = MakeFloat(x_shape, RandomFloats(static_cast<size_t>(n), seed, lo, hi));
   std::vector<const Tensor*> got, want;
   ASSERT_TRUE(out->fused->Run({Feed("X", x)}, &got).ok());
   ASSERT_TRUE(out->plain->Run({Feed("X", x)}, &want).ok());
@@ -652,10 +644,10 @@ std::string ResidualModel(bool observe, bool addend_first) {
   const int64_t c = 5, h = 7, w = 9;
   ModelBuilder b;
   b.Input("X", kOnnxFloat, {2, c, h, w});
-  b.FloatInit("W3", {c, c, 3, 3}, RandomValues(c * c * 9, 11, -0.5f, 0.5f));
-  b.FloatInit("B3", {c}, RandomValues(c, 12, -0.5f, 0.5f));
-  b.FloatInit("W1", {c, c, 1, 1}, RandomValues(c * c, 13, -0.5f, 0.5f));
-  b.FloatInit("B1", {c}, RandomValues(c, 14, -0.5f, 0.5f));
+  b.FloatInit("W3", {c, c, 3, 3}, RandomFloats(c * c * 9, 11, -0.5f, 0.5f));
+  b.FloatInit("B3", {c}, RandomFloats(c, 12, -0.5f, 0.5f));
+  b.FloatInit("W1", {c, c, 1, 1}, RandomFloats(c * c, 13, -0.5f, 0.5f));
+  b.FloatInit("B1", {c}, RandomFloats(c, 14, -0.5f, 0.5f));
   b.Node("Conv", {"X", "W3", "B3"}, {"a"}, "conv3").Ints("pads", {1, 1, 1, 1});
   b.Node("Relu", {"a"}, {"r"}, "relu_a");
   b.Node("Conv", {"r", "W1", "B1"}, {"p"}, "project");
@@ -693,12 +685,12 @@ std::string ActivationModel(bool observe) {
   const int64_t c = 5, h = 7, w = 9, wide = 16;
   ModelBuilder b(14);
   b.Input("X", kOnnxFloat, {2, c, h, w});
-  b.FloatInit("W3", {c, c, 3, 3}, RandomValues(c * c * 9, 21, -0.5f, 0.5f));
-  b.FloatInit("B3", {c}, RandomValues(c, 22, -0.5f, 0.5f));
-  b.FloatInit("W1", {c, c, 1, 1}, RandomValues(c * c, 23, -0.5f, 0.5f));
-  b.FloatInit("Wd", {c, 1, 3, 3}, RandomValues(c * 9, 24, -0.5f, 0.5f));
-  b.FloatInit("Wup", {wide, c, 1, 1}, RandomValues(wide * c, 25, -0.5f, 0.5f));
-  b.FloatInit("Wwin", {wide, wide, 3, 3}, RandomValues(wide * wide * 9, 26, -0.2f, 0.2f));
+  b.FloatInit("W3", {c, c, 3, 3}, RandomFloats(c * c * 9, 21, -0.5f, 0.5f));
+  b.FloatInit("B3", {c}, RandomFloats(c, 22, -0.5f, 0.5f));
+  b.FloatInit("W1", {c, c, 1, 1}, RandomFloats(c * c, 23, -0.5f, 0.5f));
+  b.FloatInit("Wd", {c, 1, 3, 3}, RandomFloats(c * 9, 24, -0.5f, 0.5f));
+  b.FloatInit("Wup", {wide, c, 1, 1}, RandomFloats(wide * c, 25, -0.5f, 0.5f));
+  b.FloatInit("Wwin", {wide, wide, 3, 3}, RandomFloats(wide * wide * 9, 26, -0.2f, 0.2f));
   b.Node("Conv", {"X", "W3", "B3"}, {"a"}, "conv_a").Ints("pads", {1, 1, 1, 1});
   b.Node("Sigmoid", {"a"}, {"sa"}, "sigmoid_a");
   b.Node("Mul", {"a", "sa"}, {"silu"}, "silu");
@@ -743,14 +735,14 @@ std::string ExpandDepthwiseModel(bool observe) {
   const int64_t c = 6, wide = 10, wide2 = 9, h = 11, w = 13;
   ModelBuilder b(14);
   b.Input("X", kOnnxFloat, {2, c, h, w});
-  b.FloatInit("We", {wide, c, 1, 1}, RandomValues(wide * c, 41, -0.6f, 0.6f));
-  b.FloatInit("Be", {wide}, RandomValues(wide, 42));
-  b.FloatInit("Wd", {wide, 1, 3, 3}, RandomValues(wide * 9, 43, -0.6f, 0.6f));
-  b.FloatInit("Bd", {wide}, RandomValues(wide, 44));
-  b.FloatInit("Wp", {c, wide, 1, 1}, RandomValues(c * wide, 45, -0.5f, 0.5f));
-  b.FloatInit("We2", {wide2, c, 1, 1}, RandomValues(wide2 * c, 46, -0.6f, 0.6f));
-  b.FloatInit("Wd2", {wide2, 1, 5, 5}, RandomValues(wide2 * 25, 47, -0.3f, 0.3f));
-  b.FloatInit("Wp2", {c, wide2, 1, 1}, RandomValues(c * wide2, 48, -0.5f, 0.5f));
+  b.FloatInit("We", {wide, c, 1, 1}, RandomFloats(wide * c, 41, -0.6f, 0.6f));
+  b.FloatInit("Be", {wide}, RandomFloats(wide, 42));
+  b.FloatInit("Wd", {wide, 1, 3, 3}, RandomFloats(wide * 9, 43, -0.6f, 0.6f));
+  b.FloatInit("Bd", {wide}, RandomFloats(wide, 44));
+  b.FloatInit("Wp", {c, wide, 1, 1}, RandomFloats(c * wide, 45, -0.5f, 0.5f));
+  b.FloatInit("We2", {wide2, c, 1, 1}, RandomFloats(wide2 * c, 46, -0.6f, 0.6f));
+  b.FloatInit("Wd2", {wide2, 1, 5, 5}, RandomFloats(wide2 * 25, 47, -0.3f, 0.3f));
+  b.FloatInit("Wp2", {c, wide2, 1, 1}, RandomFloats(c * wide2, 48, -0.5f, 0.5f));
   b.FloatInit("zero", {}, {0.f});
   b.FloatInit("six", {}, {6.f});
   b.Node("Conv", {"X", "We", "Be"}, {"e"}, "expand");
@@ -798,12 +790,12 @@ std::string BatchNormModel(bool observe) {
   const int64_t c = 6, h = 5, w = 7;
   ModelBuilder b;
   b.Input("X", kOnnxFloat, {2, c, h, w});
-  b.FloatInit("W", {c, c, 3, 3}, RandomValues(c * c * 9, 31, -0.5f, 0.5f));
-  b.FloatInit("B", {c}, RandomValues(c, 32));
-  b.FloatInit("Wd", {c, 1, 3, 3}, RandomValues(c * 9, 33));
+  b.FloatInit("W", {c, c, 3, 3}, RandomFloats(c * c * 9, 31, -0.5f, 0.5f));
+  b.FloatInit("B", {c}, RandomFloats(c, 32));
+  b.FloatInit("Wd", {c, 1, 3, 3}, RandomFloats(c * 9, 33));
   const char* params[] = {"scale", "beta", "mean", "var"};
   for (int i = 0; i < 4; ++i) {
-    b.FloatInit(params[i], {c}, RandomValues(c, 34 + i, i == 3 ? 0.2f : -1.f, 2.f));
+    b.FloatInit(params[i], {c}, RandomFloats(c, 34 + i, i == 3 ? 0.2f : -1.f, 2.f));
   }
   b.Node("Conv", {"X", "W", "B"}, {"a"}, "conv").Ints("pads", {1, 1, 1, 1});
   b.Node("BatchNormalization", {"a", "scale", "beta", "mean", "var"}, {"an"}, "bn_a")
@@ -837,12 +829,12 @@ std::string SharedWeightBatchNormModel(bool observe) {
   const int64_t c = 5, h = 6, w = 4;
   ModelBuilder b;
   b.Input("X", kOnnxFloat, {1, c, h, w});
-  b.FloatInit("W", {c, c, 1, 1}, RandomValues(c * c, 41, -0.5f, 0.5f));
+  b.FloatInit("W", {c, c, 1, 1}, RandomFloats(c * c, 41, -0.5f, 0.5f));
   for (int k = 0; k < 2; ++k) {
     const std::string n = std::to_string(k);
     const char* params[] = {"scale", "beta", "mean", "var"};
     for (int i = 0; i < 4; ++i) {
-      b.FloatInit(params[i] + n, {c}, RandomValues(c, 42 + 4 * k + i, i == 3 ? 0.2f : -1.f, 2.f));
+      b.FloatInit(params[i] + n, {c}, RandomFloats(c, 42 + 4 * k + i, i == 3 ? 0.2f : -1.f, 2.f));
     }
     b.Node("Conv", {k ? "b0" : "X", "W"}, {"a" + n}, "conv" + n);
     b.Node("BatchNormalization", {"a" + n, "scale" + n, "beta" + n, "mean" + n, "var" + n},

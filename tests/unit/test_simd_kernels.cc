@@ -16,17 +16,12 @@
 #include "kernels/simd/maxpool.h"
 #include "kernels/simd/plane_sum.h"
 #include "kernels/simd/warm_up.h"
+#include "tests/unit/op_runner.h"
 
 namespace webnx::simd {
 namespace {
 
-std::vector<float> Random(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using testing::RandomFloats;
 
 void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, float tol,
                  const std::string& what) {
@@ -41,7 +36,7 @@ struct RandomLhs {
   std::vector<float> a, packed;
 };
 RandomLhs MakeRandomLhs(int m, int k, int lda, uint32_t seed) {
-  RandomLhs lhs{Random(static_cast<size_t>(m) * lda, seed),
+  RandomLhs lhs{RandomFloats(static_cast<size_t>(m) * lda, seed),
                 std::vector<float>(PackedLhsSize(m, k))};
   PackLhs(lhs.a.data(), m, k, lda, lhs.packed.data());
   return lhs;
@@ -56,11 +51,11 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
         const RandomLhs lhs = MakeRandomLhs(m, k, lda, seed++);
         const std::vector<float>& a = lhs.a;
         const std::vector<float>& packed = lhs.packed;
-        auto b = Random(static_cast<size_t>(k) * ldb + 8, seed++);
-        auto bias = Random(m, seed++);
+        auto b = RandomFloats(static_cast<size_t>(k) * ldb + 8, seed++);
+        auto bias = RandomFloats(m, seed++);
         GemmEpilogue ep;
         ep.bias = (m + n) % 2 ? bias.data() : nullptr;
-        const auto addend = Random(static_cast<size_t>(m) * ldc, seed++);
+        const auto addend = RandomFloats(static_cast<size_t>(m) * ldc, seed++);
         ep.addend = (m + k) % 3 == 0 ? addend.data() : nullptr;
         ep.min = (n % 3 == 0) ? -0.25f : ep.min;
         ep.max = (n % 3 == 0) ? 0.5f : ep.max;
@@ -98,8 +93,8 @@ TEST(SimdGemm, PanelInterleavedMatchesUnpackedBitwise) {
           // A consumer may read fewer rows and columns than the image has.
           const int keep_rows = std::max(1, height - (k % 2)), keep_cols = width - (width > 3);
           const std::vector<float> packed = MakeRandomLhs(rows, k, k, seed++).packed;
-          auto b = Random(static_cast<size_t>(k) * n + 8, seed++);
-          auto bias = Random(rows, seed++);
+          auto b = RandomFloats(static_cast<size_t>(k) * n + 8, seed++);
+          auto bias = RandomFloats(rows, seed++);
           GemmEpilogue ep;
           ep.bias = k % 2 ? bias.data() : nullptr;
           ep.min = width % 2 ? -0.3f : ep.min;
@@ -141,9 +136,9 @@ TEST(SimdGemm, LoneLastColumnIsBitwiseTheTilesColumn) {
     for (int k : {1, 5, 37}) {
       const std::vector<float> packed = MakeRandomLhs(m, k, k, seed++).packed;
       const int ldb = 16;
-      auto b = Random(static_cast<size_t>(k) * ldb, seed++);
-      auto bias = Random(m, seed++);
-      auto addend = Random(static_cast<size_t>(m) * ldb, seed++);
+      auto b = RandomFloats(static_cast<size_t>(k) * ldb, seed++);
+      auto bias = RandomFloats(m, seed++);
+      auto addend = RandomFloats(static_cast<size_t>(m) * ldb, seed++);
       GemmEpilogue ep;
       ep.bias = bias.data();
       ep.addend = addend.data();
@@ -165,9 +160,9 @@ TEST(SimdGemm, TransposedRhsMatchesNaive) {
   for (int m : {1, 2, 5})
     for (int n : {1, 3, 4, 10, 13, 1000})  // 8-, 4- and 1-row steps
       for (int k : {1, 3, 4, 9, 1280}) {
-        auto x = Random(static_cast<size_t>(m) * k, seed++);
-        auto w = Random(static_cast<size_t>(n) * k, seed++);
-        auto bias = Random(n, seed++);
+        auto x = RandomFloats(static_cast<size_t>(m) * k, seed++);
+        auto w = RandomFloats(static_cast<size_t>(n) * k, seed++);
+        auto bias = RandomFloats(n, seed++);
         GemmEpilogue ep;
         ep.bias = bias.data();
         std::vector<float> y(static_cast<size_t>(m) * n), want(y.size());
@@ -204,7 +199,7 @@ TEST(SimdIm2Col, PanelsMatchNaiveColumns) {
             g.out_h = (g.in_h + 2 * pad - span) / stride + 1;
             g.out_w = (g.in_w + 2 * pad - span) / stride + 1;
             if (g.out_h <= 0 || g.out_w <= 0) continue;
-            const auto x = Random(static_cast<size_t>(g.channels) * g.in_h * g.in_w, seed++);
+            const auto x = RandomFloats(static_cast<size_t>(g.channels) * g.in_h * g.in_w, seed++);
             const int total = g.out_h * g.out_w, rows = g.channels * kernel * kernel;
             const int first = total > 9 ? 3 : 0, count = total - first;  // panels off row starts
             std::vector<float> got(PackedRhsSize(rows, count), NAN);
@@ -253,7 +248,7 @@ TEST(SimdMaxPool, MatchesNaiveOnOddPlanes) {
               ASSERT_FALSE(scratch.empty());
               MaxPoolInitScratch(s, scratch.data());
               for (int plane = 0; plane < 2; ++plane) {
-                auto in = Random(static_cast<size_t>(h) * w, seed++);
+                auto in = RandomFloats(static_cast<size_t>(h) * w, seed++);
                 for (auto& v : in) v -= 2.f;  // all negative: a stale border would show
                 // The second plane has NaNs, which the max skips like std::max(best, x) does.
                 for (size_t i = 3; plane == 1 && i < in.size(); i += 7) in[i] = NAN;
@@ -302,15 +297,15 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
                 s.out_h = (h + 2 * pad - span) / stride + 1;
                 s.out_w = (w + left + pad - span) / stride + 1;
                 if (s.out_h <= 0 || s.out_w <= 0) continue;
-                auto in = Random(static_cast<size_t>(h) * w, seed++);
-                auto wt = Random(static_cast<size_t>(kernel) * kernel, seed++);
+                auto in = RandomFloats(static_cast<size_t>(h) * w, seed++);
+                auto wt = RandomFloats(static_cast<size_t>(kernel) * kernel, seed++);
                 std::vector<float> got(static_cast<size_t>(s.out_h) * s.out_w), want(got.size());
                 const float lo = pad == 1 ? 0.f : -INFINITY, hi = pad == 1 ? 0.6f : INFINITY;
                 std::vector<float> scratch(DepthwiseScratchFloats(s), NAN);
                 DepthwiseInitScratch(s, scratch.data());
                 // Two planes through one scratch: the second must not see the first's values.
                 for (int plane = 0; plane < 2; ++plane) {
-                  if (plane == 1) in = Random(in.size(), seed++);
+                  if (plane == 1) in = RandomFloats(in.size(), seed++);
                   DepthwisePlane(s, in.data(), wt.data(), 0.125f, got.data(), lo, hi,
                                  scratch.data());
                   DepthwisePlaneScalar(s, in.data(), wt.data(), 0.125f, want.data(), lo, hi);
@@ -335,7 +330,7 @@ TEST(SimdWarmUp, RunsOnItsOwnBuffers) {
 // with values of mixed magnitude.
 TEST(SimdPlaneSum, MatchesTheSerialDoubleSum) {
   for (int64_t n : {0, 1, 3, 7, 8, 9, 15, 16, 17, 49, 196, 785, 12544}) {
-    auto x = Random(static_cast<size_t>(n), static_cast<uint32_t>(n) + 5);
+    auto x = RandomFloats(static_cast<size_t>(n), static_cast<uint32_t>(n) + 5);
     for (size_t i = 0; i < x.size(); i += 7) x[i] *= 1e4f;
     double want = 0;
     for (float v : x) want += v;
@@ -373,8 +368,8 @@ TEST(SimdDepthwise4, MatchesScalarPerChannel) {
                 const size_t in_plane = static_cast<size_t>(h) * w;
                 const size_t out_plane = static_cast<size_t>(s.out_h) * s.out_w;
                 const int taps = s.kernel_h * s.kernel_w;
-                auto wt = Random(static_cast<size_t>(channels) * taps, seed++);
-                auto bias = Random(channels, seed++);
+                auto wt = RandomFloats(static_cast<size_t>(channels) * taps, seed++);
+                auto bias = RandomFloats(channels, seed++);
                 std::vector<float> packed(Depthwise4WeightFloats(s, channels), NAN);
                 Depthwise4PackWeights(s, channels, wt.data(), packed.data());
                 ASSERT_GT(Depthwise4ScratchFloats(s), 0u);
@@ -382,7 +377,7 @@ TEST(SimdDepthwise4, MatchesScalarPerChannel) {
                 Depthwise4InitScratch(s, scratch.data());
                 const float lo = pad == 1 ? 0.f : -INFINITY, hi = pad == 1 ? 0.6f : INFINITY;
                 for (int image = 0; image < 2; ++image) {
-                  auto in = Random(in_plane * channels, seed++);
+                  auto in = RandomFloats(in_plane * channels, seed++);
                   std::vector<float> got(out_plane * channels, NAN), want(got.size());
                   for (int c0 = 0; c0 < channels; c0 += 4) {
                     Depthwise4Block(s, in.data() + c0 * in_plane, in_plane, c0,
@@ -414,7 +409,7 @@ namespace webnx::simd {
 namespace {
 
 std::vector<float> ActivationInputs() {
-  std::vector<float> x = Random(1003, 77);  // odd length: exercises the 1-3 element tail
+  std::vector<float> x = RandomFloats(1003, 77);  // odd length: exercises the 1-3 element tail
   for (auto& v : x) v *= 12.f;
   const float specials[] = {0.f,   -0.f,   1e-30f,   -1e-30f,   88.f, -88.f, 104.f, -104.f,
                             1e30f, -1e30f, INFINITY, -INFINITY, NAN,  3.f,   -3.f};
