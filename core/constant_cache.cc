@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <memory>
-#include <new>
 #include <unordered_map>
 
 namespace webnx {
@@ -78,14 +75,9 @@ Status ConstantCache::Get(const Tensor& source, const std::string& kind, size_t 
   d.rewritten = (found_source->second & kExclusive) && source.dtype == DType::kFloat32 &&
                 floats > 0 && static_cast<int64_t>(floats) == source.numel();
   if (d.rewritten) {
-    // The values are read from a copy while their storage is rewritten. (Not a std::vector:
-    // built -Oz, its destructor visits every element, 5 ms per MobileNetV2 plan.)
-    std::unique_ptr<float[]> from(new (std::nothrow) float[floats]);
-    if (!from) return Status(ErrorCode::kOutOfMemory, "cannot copy a constant to pack it");
-    std::memcpy(from.get(), source.data, floats * sizeof(float));
     d.tensor = source;  // the same storage, and the holder keeping it alive
     d.tensor.shape = {static_cast<int64_t>(floats)};
-    derive(from.get(), d.tensor.ptr<float>());
+    derive(d.tensor.ptr<float>(), d.tensor.ptr<float>());
     rewritten_bytes_ += floats * sizeof(float);
   } else {
     WEBNX_RETURN_IF_ERROR(DeriveConstant(source, floats, derive, &d.tensor));

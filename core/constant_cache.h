@@ -22,7 +22,8 @@ namespace webnx {
 
 class ConstantCache {
  public:
-  // Writes the derived form (`to`) from the constant's float32 values (`from`).
+  // Writes the derived form (`to`) from the constant's float32 values (`from`). When the
+  // constant is rewritten in place `to` is `from`: what is written over must be read first.
   using Derive = std::function<void(const float* from, float* to)>;
 
   // Finds the graph's initializers only one node can see. Call once the graph is final.

@@ -256,8 +256,12 @@ class ConvKernel : public Kernel {
         1, kPackedLhs, per_group * groups,
         [=](const float* from, float* to) {
           for (int64_t g = 0; g < groups; ++g) {
-            simd::PackLhs(from + g * group_out * k, static_cast<int>(group_out), k, k,
-                          to + g * per_group);
+            if (from == to) {  // in place: per_group is group_out * k
+              simd::PackLhsInPlace(to + g * per_group, static_cast<int>(group_out), k);
+            } else {
+              simd::PackLhs(from + g * group_out * k, static_cast<int>(group_out), k, k,
+                            to + g * per_group);
+            }
           }
         },
         &packed_));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "kernels/simd/vec.h"
 
@@ -242,6 +243,16 @@ void PackLhs(const float* a, int m, int k, int lda, float* packed) {
         *packed++ = p + r < m ? a[static_cast<size_t>(p + r) * lda + kk] : 0.f;
       }
     }
+  }
+}
+
+void PackLhsInPlace(float* a, int m, int k) {
+  std::unique_ptr<float[]> rows(new float[static_cast<size_t>(kGemmMr) * k]);
+  const size_t panel = static_cast<size_t>(kGemmMr) * k;
+  for (int p = 0; p < m; p += kGemmMr) {
+    float* at = a + static_cast<size_t>(p) * k;
+    std::memcpy(rows.get(), at, panel * sizeof(float));
+    PackLhs(rows.get(), kGemmMr, k, k, at);
   }
 }
 

@@ -28,6 +28,9 @@ struct GemmEpilogue {
 size_t PackedLhsSize(int m, int k);
 // Panel p holds, for each k, rows [p*Mr, p*Mr+Mr) of column k; rows past M are zero.
 void PackLhs(const float* a, int m, int k, int lda, float* packed);
+// PackLhs over the matrix's own storage (lda k, m a multiple of kGemmMr: the packed form is then
+// the same size): each panel's rows are copied out before the panel is written.
+void PackLhsInPlace(float* a, int m, int k);
 // The inverse: the m x k row-major matrix (lda k) back from PackLhs's layout.
 void UnpackLhs(const float* packed, int m, int k, float* a);
 

@@ -138,6 +138,18 @@ TEST(PackedWeights, SessionsMadeFromCopiesOfOneGraphLeaveItsWeightsAlone) {
     EXPECT_EQ(graph.initializers.at("W").ptr<float>()[j], model.w[j]) << j;
 }
 
+TEST(PackedWeights, PackLhsInPlaceWritesWhatPackLhsWrites) {
+  for (int m : {4, 8, 12}) {
+    for (int k : {1, 3, 64}) {
+      const std::vector<float> a = RandomFloats(static_cast<size_t>(m) * k, m * 100 + k);
+      std::vector<float> want(simd::PackedLhsSize(m, k)), got = a;
+      simd::PackLhs(a.data(), m, k, k, want.data());
+      simd::PackLhsInPlace(got.data(), m, k);
+      EXPECT_EQ(got, want) << m << "x" << k;
+    }
+  }
+}
+
 TEST(PackedWeights, UnpackLhsInvertsPackLhs) {
   for (int m : {1, 3, 4, 5, 8, 9}) {
     for (int k : {1, 2, 7}) {
