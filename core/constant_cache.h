@@ -1,8 +1,7 @@
 // Forms of a session's constant tensors that kernels derive when planning (packed weights):
 // made once per session, shared by every plan the session makes.
 //
-// A constant whose storage only one node can see (it alone reads it, it is no graph output, no
-// other constant shares its bytes, and nothing outside the graph holds them) is rewritten in
+// A constant whose storage only one node can see (core/exclusive_initializers.h) is rewritten in
 // place when the derived form has the same size, so the session holds its weights once instead
 // of raw and packed. Its raw values are then gone: a kernel that may read them asks RewrittenAs
 // first.
@@ -14,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/exclusive_initializers.h"
 #include "core/graph.h"
 #include "core/status.h"
 #include "core/tensor.h"
@@ -26,7 +26,8 @@ class ConstantCache {
   // constant is rewritten in place `to` is `from`: what is written over must be read first.
   using Derive = std::function<void(const float* from, float* to)>;
 
-  // Finds the graph's initializers only one node can see. Call once the graph is final.
+  // Notes the graph's initializers and which of them only one node can see. Call once the graph
+  // is final.
   void Init(const Graph& graph);
 
   // The form `kind` of float32 constant `source`, `floats` long: derived on the first request
@@ -50,8 +51,8 @@ class ConstantCache {
   };
   const Derived* Find(const Tensor& source, const std::string* kind) const;
 
-  enum : long { kInitializer = 1, kExclusive = 2 };
-  std::unordered_map<const void*, long> initializers_;  // Tensor* -> kInitializer | kExclusive
+  InitializerSet initializers_;
+  InitializerSet exclusive_;  // those only one node can see
   std::vector<Derived> derived_;
   std::unordered_map<const void*, long> first_form_;  // source -> its first entry in derived_
   size_t derived_bytes_ = 0;

@@ -303,6 +303,11 @@ Status TensorFromProto(const onnx::TensorProto& proto, const RawData& raw, const
   return ReadTypedFields(proto, what, out);
 }
 
+// Initializer raw_data of at least this many bytes stays in the model's bytes, moved to a
+// boundary of this many.
+constexpr size_t kMinDetachedBytes = 64;
+constexpr size_t kDetachedAlignment = 16;
+
 // The dtype and shape of an initializer whose raw_data can be used as it is: exactly the
 // tensor's bytes (no float16 or bool conversion), at least 64 of them, aligned to `alignment`.
 // False sends it down the copying path, which also reports a tensor over the byte limit.
@@ -328,8 +333,8 @@ bool UsableInPlace(const onnx::TensorProto& proto, const RawData& raw, size_t al
 bool AdoptRawData(onnx::TensorProto* proto, const RawData& raw, Tensor* out) {
   DType dtype;
   Shape shape;
-  // A string's heap buffer is 8-aligned; payloads in the model's bytes were placed at 16.
-  if (!UsableInPlace(*proto, raw, raw.owner ? 16 : 8, &dtype, &shape)) return false;
+  // A string's heap buffer is 8-aligned.
+  if (!UsableInPlace(*proto, raw, raw.owner ? kDetachedAlignment : 8, &dtype, &shape)) return false;
   if (raw.owner) {
     out->data = const_cast<char*>(raw.data);
     out->holder = raw.owner;
@@ -346,9 +351,6 @@ bool AdoptRawData(onnx::TensorProto* proto, const RawData& raw, Tensor* out) {
   out->shape = std::move(shape);
   return true;
 }
-
-// Initializer raw_data of at least this many bytes stays in the model's bytes.
-constexpr size_t kMinDetachedBytes = 64;
 
 }  // namespace
 
@@ -378,7 +380,7 @@ Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionL
   }
   DetachedPayloads payloads;
   const bool detached = DetachInitializerPayloads(bytes.get(), size, kMinDetachedBytes, &payloads);
-  if (detached) AlignDetachedPayloads(bytes.get(), 16, &payloads);
+  if (detached) AlignDetachedPayloads(bytes.get(), kDetachedAlignment, &payloads);
   onnx::ModelProto model;
   const bool parsed = detached ? model.ParseFromArray(payloads.skeleton.data(),
                                                       static_cast<int>(payloads.skeleton.size()))

@@ -83,88 +83,82 @@ void AppendBytes(const uint8_t* from, const uint8_t* to, std::string* out) {
   out->append(reinterpret_cast<const char*>(from), static_cast<size_t>(to - from));
 }
 
-// Appends a length-delimited field whose payload `write` produces.
-template <typename Write>
-bool AppendMessage(uint32_t number, Write write, std::string* out) {
-  std::string body;
-  if (!write(&body)) return false;
-  AppendVarint(static_cast<uint64_t>(number) << 3 | kLengthDelimited, out);
-  AppendVarint(body.size(), out);
-  out->append(body);
-  return true;
-}
-
+// Copies a model's fields into its skeleton, rewriting the graph, its initializers and their
+// raw_data on the way down.
 class Detacher {
  public:
   Detacher(const uint8_t* base, size_t min_bytes, DetachedPayloads* out)
       : base_(base), min_bytes_(min_bytes), out_(out) {}
 
-  bool Model(Reader r, std::string* skeleton) {
-    bool seen_graph = false;
-    return Walk(r, skeleton, [&](uint32_t number, const uint8_t* payload, size_t length) {
-      if (number != kModelGraph) return 0;
-      if (seen_graph) return -1;  // protobuf would merge the two
-      seen_graph = true;
-      return Embedded(number, payload, length, skeleton, &Detacher::Graph);
-    });
+  bool Model(const uint8_t* p, size_t length, std::string* skeleton) {
+    return Walk(Reader{p, p + length}, skeleton, &Detacher::ModelField);
   }
 
  private:
-  // Copies each field of `r` to `out` unless `special(number, payload, length)` (called for
-  // length-delimited fields) returns 1, having written it itself; -1 rejects the bytes.
-  template <typename Special>
-  bool Walk(Reader r, std::string* out, Special special) {
+  // What a length-delimited field's handler did: copied nothing (the walk copies the field),
+  // wrote the field itself, or rejected the bytes.
+  enum Handled { kCopy, kWritten, kReject };
+  using Handler = Handled (Detacher::*)(uint32_t number, const uint8_t* payload, size_t length,
+                                        std::string* out);
+
+  bool Walk(Reader r, std::string* out, Handler handler) {
     while (r.p < r.end) {
       const uint8_t* start = r.p;
       uint32_t number, wire;
       const uint8_t* payload = nullptr;
       size_t length = 0;
       if (!r.Field(&number, &wire, &payload, &length)) return false;
-      const int handled = wire == kLengthDelimited ? special(number, payload, length) : 0;
-      if (handled < 0) return false;
-      if (handled == 0) AppendBytes(start, r.p, out);
+      const Handled handled =
+          wire == kLengthDelimited ? (this->*handler)(number, payload, length, out) : kCopy;
+      if (handled == kReject) return false;
+      if (handled == kCopy) AppendBytes(start, r.p, out);
     }
     return true;
   }
 
-  using Part = bool (Detacher::*)(Reader, std::string*);
-  int Embedded(uint32_t number, const uint8_t* payload, size_t length, std::string* out,
-               Part part) {
-    const bool ok = AppendMessage(
-        number,
-        [&](std::string* body) {
-          return (this->*part)(Reader{payload, payload + length}, body);
-        },
-        out);
-    return ok ? 1 : -1;
+  // The message in `payload`, walked with `handler`, appended as field `number`.
+  Handled Embedded(uint32_t number, const uint8_t* payload, size_t length, std::string* out,
+                   Handler handler) {
+    std::string body;
+    if (!Walk(Reader{payload, payload + length}, &body, handler)) return kReject;
+    AppendVarint(static_cast<uint64_t>(number) << 3 | kLengthDelimited, out);
+    AppendVarint(body.size(), out);
+    out->append(body);
+    return kWritten;
   }
 
-  bool Graph(Reader r, std::string* out) {
-    return Walk(r, out, [&](uint32_t number, const uint8_t* payload, size_t length) {
-      if (number != kGraphInitializer) return 0;
-      out_->initializers.emplace_back();
-      return Embedded(number, payload, length, out, &Detacher::Initializer);
-    });
+  Handled ModelField(uint32_t number, const uint8_t* payload, size_t length, std::string* out) {
+    if (number != kModelGraph) return kCopy;
+    if (seen_graph_) return kReject;  // protobuf would merge the two
+    seen_graph_ = true;
+    return Embedded(number, payload, length, out, &Detacher::GraphField);
   }
 
-  bool Initializer(Reader r, std::string* out) {
+  Handled GraphField(uint32_t number, const uint8_t* payload, size_t length, std::string* out) {
+    if (number != kGraphInitializer) return kCopy;
+    out_->initializers.emplace_back();
+    seen_raw_ = false;
+    return Embedded(number, payload, length, out, &Detacher::InitializerField);
+  }
+
+  Handled InitializerField(uint32_t number, const uint8_t* payload, size_t length,
+                           std::string* out) {
+    if (number != kTensorRawData) return kCopy;
+    if (seen_raw_) return kReject;  // the last one would win
+    seen_raw_ = true;
+    if (length < min_bytes_) return kCopy;
     DetachedPayloads::Entry& entry = out_->initializers.back();
-    bool seen_raw = false;
-    return Walk(r, out, [&](uint32_t number, const uint8_t* payload, size_t length) {
-      if (number != kTensorRawData) return 0;
-      if (seen_raw) return -1;  // the last one would win
-      seen_raw = true;
-      if (length < min_bytes_) return 0;
-      entry.detached = true;
-      entry.raw = ByteSpan{static_cast<size_t>(payload - base_), length};
-      out_->detached_bytes += length;
-      return 1;
-    });
+    entry.detached = true;
+    entry.raw = ByteSpan{static_cast<size_t>(payload - base_), length};
+    out_->detached_bytes += length;
+    return kWritten;
   }
 
   const uint8_t* base_;
   size_t min_bytes_;
   DetachedPayloads* out_;
+  bool seen_graph_ = false;
+  bool seen_raw_ = false;  // in the initializer being walked
 };
 
 }  // namespace
@@ -176,7 +170,7 @@ bool DetachInitializerPayloads(const uint8_t* data, size_t size, size_t min_byte
   Detacher detacher(data, min_bytes, out);
   std::string skeleton;
   // Not worth a second pass over the bytes unless the weights are most of them.
-  if (!detacher.Model(Reader{data, data + size}, &skeleton) || out->detached_bytes < size / 2) {
+  if (!detacher.Model(data, size, &skeleton) || out->detached_bytes < size / 2) {
     *out = DetachedPayloads();
     return false;
   }

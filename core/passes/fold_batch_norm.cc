@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/attrs.h"
+#include "core/exclusive_initializers.h"
 
 namespace webnx {
 namespace {
@@ -64,6 +65,7 @@ int FoldBatchNormIntoConv(ResolvedGraph* rg) {
     }
   }
   for (const auto& out : graph.outputs) ++readers[out.name];
+  const InitializerSet exclusive = ExclusiveInitializers(graph);
 
   std::vector<bool> removed(graph.nodes.size(), false);
   std::set<std::string> replaced;  // initializers that may have no reader left
@@ -95,11 +97,11 @@ int FoldBatchNormIntoConv(ResolvedGraph* rg) {
     }
     Tensor new_w, new_b;
     if (!Tensor::AllocateUninitialized(DType::kFloat32, {channels}, &new_b).ok()) continue;
-    // Weights only this conv reads, in storage of their own, are scaled in place: the fold then
-    // needs no second copy of them (fresh pages cost a page fault each).
+    // Weights only this conv can see are scaled in place: the fold then needs no second copy of
+    // them (fresh pages cost a page fault each).
     const float* w_data = w->ptr<float>();
     Tensor& w_entry = graph.initializers[conv.inputs[1]];
-    if (readers[conv.inputs[1]] == 1 && w_entry.holder && w_entry.holder.use_count() == 1) {
+    if (exclusive.count(&w_entry)) {
       new_w = std::move(w_entry);
     } else if (!Tensor::AllocateUninitialized(DType::kFloat32, w->shape, &new_w).ok()) {
       continue;  // out of memory: the unfolded graph still runs
