@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/memory_plan.h"
+#include "core/separate_function.h"
 
 namespace webnx {
 namespace {
@@ -235,245 +236,335 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
   return RunKernel(node, *kernel, inputs, outputs);
 }
 
+// Plan::Build's state and steps. Each node is planned by its own function, and the fold, fuse
+// and new-step paths are functions of their own too: V8 recompiles a wasm function with
+// TurboFan once it has run enough code, and one loop over every node inside one big function
+// made the planner itself a 7-35 ms compile, competing with the kernels' own compiles during
+// the first run, for code that runs once per plan.
+class Plan::Builder {
+ public:
+  Builder(const ResolvedGraph& rg, const OpRegistry& registry, std::unique_ptr<Plan> plan)
+      : rg_(rg), graph_(rg.graph), registry_(registry), plan_(std::move(plan)) {}
+
+  Status Build(const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
+               std::vector<int>* unknown_inputs);
+  std::unique_ptr<Plan> Release() { return std::move(plan_); }
+
+ private:
+  WEBNX_SEPARATE_FUNCTION Status BindInputs(const std::vector<const Tensor*>& inputs,
+                                            const std::vector<bool>& specialize);
+  WEBNX_SEPARATE_FUNCTION void CountReaders();
+  WEBNX_SEPARATE_FUNCTION Status AddNode(size_t n, const std::vector<bool>& specialize,
+                                         std::vector<int>* unknown_inputs);
+  // Host evaluation at plan time: the node never runs for this shape signature.
+  WEBNX_SEPARATE_FUNCTION Status FoldOnHost(const Node& node, Kernel& kernel,
+                                            const std::vector<const PlannedValue*>& in_planned,
+                                            const std::vector<PlannedValue>& out_planned);
+  // True when an earlier step took the node over (a clamp, function, gate, sum or consumer
+  // fused into its epilogue).
+  WEBNX_SEPARATE_FUNCTION bool TryFuse(const Node& node, std::unique_ptr<Kernel>& kernel,
+                                       const std::vector<const PlannedValue*>& in_planned,
+                                       const std::vector<PlannedValue>& out_planned);
+  WEBNX_SEPARATE_FUNCTION void AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
+                                       const std::vector<const PlannedValue*>& in_planned,
+                                       const std::vector<PlannedValue>& out_planned);
+  WEBNX_SEPARATE_FUNCTION Status PlaceArena();
+  WEBNX_SEPARATE_FUNCTION void Finish(double start_ms);
+
+  // The slot of a value computed at run time, bound to its buffer once buffers are placed.
+  Tensor& DeclareOutput(const std::string& name, const PlannedValue& planned);
+  // A buffer of its own for `slot`, written by step `step`.
+  void NewBuffer(const std::string& name, Tensor& slot, int step);
+  // A value a fusion removed: never written, it takes no arena space and no step produces it.
+  void NeverStored(const std::string& value);
+  // A node fused into the step producing `source`: its output is that step's buffer.
+  void OutputIsBufferOf(const Node& node, const PlannedValue& planned, const std::string& source);
+
+  const ResolvedGraph& rg_;
+  const Graph& graph_;
+  const OpRegistry& registry_;
+  std::unique_ptr<Plan> plan_;
+  // What is known about each value while planning.
+  std::unordered_map<std::string, PlannedValue> known_;
+  // Activation buffers for the memory plan; views share their source's buffer.
+  std::vector<BufferLifetime> buffers_;
+  std::vector<std::vector<Tensor*>> buffer_tensors_;
+  std::unordered_map<std::string, int> buffer_of_;
+  // Readers of each value (graph outputs count as one), and the step producing its output 0.
+  std::unordered_map<std::string, int> readers_;
+  std::unordered_map<std::string, int> first_output_of_step_;
+  const ValueUse use_{readers_, first_output_of_step_};
+  int64_t plan_constant_bytes_ = 0;  // outputs of nodes evaluated at plan time
+};
+
 Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
                    const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
                    std::unique_ptr<Plan>* out, std::vector<int>* unknown_inputs) {
+  Builder builder(rg, registry, std::unique_ptr<Plan>(new Plan()));
+  WEBNX_RETURN_IF_ERROR(builder.Build(inputs, specialize, unknown_inputs));
+  *out = builder.Release();
+  return Status::Ok();
+}
+
+Status Plan::Builder::Build(const std::vector<const Tensor*>& inputs,
+                            const std::vector<bool>& specialize, std::vector<int>* unknown_inputs) {
   const double start_ms = NowMs();
-  const Graph& graph = rg.graph;
-  auto plan = std::unique_ptr<Plan>(new Plan());
-  plan->stats_.graph_nodes = graph.nodes.size();
-  // What is known about each value while planning.
-  std::unordered_map<std::string, PlannedValue> known;
-  for (const auto& kv : graph.initializers) {
-    known[kv.first] = PlannedValue{kv.second.dtype, kv.second.shape, &kv.second};
+  plan_->stats_.graph_nodes = graph_.nodes.size();
+  WEBNX_RETURN_IF_ERROR(BindInputs(inputs, specialize));
+  CountReaders();
+  for (size_t n = 0; n < graph_.nodes.size(); ++n)
+    WEBNX_RETURN_IF_ERROR(AddNode(n, specialize, unknown_inputs));
+  WEBNX_RETURN_IF_ERROR(PlaceArena());
+  Finish(start_ms);
+  return Status::Ok();
+}
+
+Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
+                                 const std::vector<bool>& specialize) {
+  for (const auto& kv : graph_.initializers) {
+    known_[kv.first] = PlannedValue{kv.second.dtype, kv.second.shape, &kv.second};
   }
-  plan->specialized_inputs_.resize(graph.inputs.size());
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    const ValueInfo& in = graph.inputs[i];
-    Tensor& slot = plan->values_[in.name];
+  plan_->specialized_inputs_.resize(graph_.inputs.size());
+  for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+    const ValueInfo& in = graph_.inputs[i];
+    Tensor& slot = plan_->values_[in.name];
     slot = Tensor::Borrow(in.dtype, inputs[i]->shape, nullptr);  // bound to caller data per run
-    plan->input_slots_.push_back(&slot);
+    plan_->input_slots_.push_back(&slot);
     const Tensor* value = nullptr;
     if (specialize[i]) {
-      WEBNX_RETURN_IF_ERROR(inputs[i]->Clone(&plan->specialized_inputs_[i]));
-      value = &plan->specialized_inputs_[i];
+      WEBNX_RETURN_IF_ERROR(inputs[i]->Clone(&plan_->specialized_inputs_[i]));
+      value = &plan_->specialized_inputs_[i];
     }
-    known[in.name] = PlannedValue{in.dtype, inputs[i]->shape, value};
+    known_[in.name] = PlannedValue{in.dtype, inputs[i]->shape, value};
+  }
+  return Status::Ok();
+}
+
+void Plan::Builder::CountReaders() {
+  for (const Node& node : graph_.nodes)
+    for (const auto& name : node.inputs) ++readers_[name];
+  for (const auto& out : graph_.outputs) ++readers_[out.name];
+}
+
+Tensor& Plan::Builder::DeclareOutput(const std::string& name, const PlannedValue& planned) {
+  Tensor& slot = plan_->values_[name];
+  slot = Tensor::Borrow(planned.dtype, planned.shape, nullptr);
+  known_[name] = PlannedValue{slot.dtype, slot.shape, nullptr};
+  return slot;
+}
+
+void Plan::Builder::NewBuffer(const std::string& name, Tensor& slot, int step) {
+  buffer_of_[name] = static_cast<int>(buffers_.size());
+  buffers_.push_back(BufferLifetime{slot.nbytes(), step, step});
+  buffer_tensors_.push_back({&slot});
+}
+
+void Plan::Builder::NeverStored(const std::string& value) {
+  auto b = buffer_of_.find(value);
+  if (b != buffer_of_.end()) buffers_[b->second].bytes = 0;
+  first_output_of_step_.erase(value);
+}
+
+void Plan::Builder::OutputIsBufferOf(const Node& node, const PlannedValue& planned,
+                                     const std::string& source) {
+  Tensor& slot = DeclareOutput(node.outputs[0], planned);
+  const int b = buffer_of_.at(source);
+  buffer_of_[node.outputs[0]] = b;
+  buffer_tensors_[b].push_back(&slot);
+  // Later fusions see the step as this node's producer.
+  auto producer = first_output_of_step_.find(source);
+  if (producer != first_output_of_step_.end())
+    first_output_of_step_[node.outputs[0]] = producer->second;
+  ++plan_->stats_.fused_nodes;
+}
+
+Status Plan::Builder::AddNode(size_t n, const std::vector<bool>& specialize,
+                              std::vector<int>* unknown_inputs) {
+  const Node& node = graph_.nodes[n];
+  std::vector<const PlannedValue*> in_planned;
+  bool all_known = true;
+  for (const auto& name : node.inputs) {
+    if (name.empty()) {
+      in_planned.push_back(nullptr);
+      continue;
+    }
+    const PlannedValue& pv = known_.at(name);  // the loader checked every name is defined
+    in_planned.push_back(&pv);
+    all_known = all_known && pv.value != nullptr;
+  }
+  std::unique_ptr<Kernel> kernel;
+  std::vector<PlannedValue> out_planned;
+  Status planned = PlanNode(node, rg_.since_versions[n], rg_.threads, rg_.constants, registry_,
+                            in_planned, &kernel, &out_planned);
+  if (!planned.ok()) {
+    for (size_t i = 0; unknown_inputs && i < graph_.inputs.size(); ++i) {
+      const bool read = std::find(node.inputs.begin(), node.inputs.end(), graph_.inputs[i].name) !=
+                        node.inputs.end();
+      if (read && !specialize[i]) unknown_inputs->push_back(static_cast<int>(i));
+    }
+    return planned;
+  }
+  WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg_.limits));
+  if (all_known || kernel->ReadsOnlyInputShapes())
+    return FoldOnHost(node, *kernel, in_planned, out_planned);
+  if (!TryFuse(node, kernel, in_planned, out_planned))
+    AddStep(node, std::move(kernel), in_planned, out_planned);
+  return Status::Ok();
+}
+
+Status Plan::Builder::FoldOnHost(const Node& node, Kernel& kernel,
+                                 const std::vector<const PlannedValue*>& in_planned,
+                                 const std::vector<PlannedValue>& out_planned) {
+  for (size_t i = 0; i < out_planned.size(); ++i)
+    if (!node.outputs[i].empty()) plan_constant_bytes_ += PlannedBytes(out_planned[i]);
+  WEBNX_RETURN_IF_ERROR(CheckPlanBytes(plan_constant_bytes_, rg_.limits, node.Describe()));
+  std::vector<Tensor> outputs;
+  WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, &outputs));
+  std::vector<Tensor> shape_only(node.inputs.size());
+  std::vector<const Tensor*> in_tensors;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const PlannedValue* pv = in_planned[i];
+    if (pv && !pv->value) shape_only[i] = Tensor::Borrow(pv->dtype, pv->shape, nullptr);
+    in_tensors.push_back(!pv ? nullptr : pv->value ? pv->value : &shape_only[i]);
+  }
+  WEBNX_RETURN_IF_ERROR(RunKernel(node, kernel, in_tensors, &outputs));
+  ++plan_->stats_.folded_nodes;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (node.outputs[i].empty()) continue;
+    Tensor& slot = plan_->values_[node.outputs[i]];
+    slot = std::move(outputs[i]);
+    known_[node.outputs[i]] = PlannedValue{slot.dtype, slot.shape, &slot};
+  }
+  return Status::Ok();
+}
+
+bool Plan::Builder::TryFuse(const Node& node, std::unique_ptr<Kernel>& kernel,
+                            const std::vector<const PlannedValue*>& in_planned,
+                            const std::vector<PlannedValue>& out_planned) {
+  Plan* plan = plan_.get();
+  if (TryFuseClamp(node, *kernel, out_planned, use_, plan)) {
+    OutputIsBufferOf(node, out_planned[0], node.inputs[0]);  // clamped in the producer's epilogue
+    return true;
+  }
+  if (TryFuseFunction(node, *kernel, out_planned, use_, plan)) {
+    OutputIsBufferOf(node, out_planned[0], node.inputs[0]);
+    return true;
+  }
+  std::string gate_output;
+  const int gated_input = TryFuseGated(node, *kernel, out_planned, use_, plan, &gate_output);
+  if (gated_input >= 0) {
+    NeverStored(gate_output);  // the dropped gate step's output
+    ++plan_->stats_.fused_nodes;
+    OutputIsBufferOf(node, out_planned[0], node.inputs[gated_input]);
+    return true;
   }
 
-  // Activation buffers for the memory plan; views share their source's buffer.
-  std::vector<BufferLifetime> buffers;
-  std::vector<std::vector<Tensor*>> buffer_tensors;
-  std::unordered_map<std::string, int> buffer_of;
-  // Readers of each value (graph outputs count as one), and the step producing its output 0.
-  std::unordered_map<std::string, int> readers;
-  for (const Node& node : graph.nodes)
-    for (const auto& name : node.inputs) ++readers[name];
-  for (const auto& out : graph.outputs) ++readers[out.name];
-  std::unordered_map<std::string, int> first_output_of_step;
-  const ValueUse use{readers, first_output_of_step};
-  int64_t plan_constant_bytes = 0;  // outputs of nodes evaluated at plan time
-
-  // The slot of a value computed at run time, bound to its buffer once buffers are placed.
-  const auto declare_output = [&](const std::string& name, const PlannedValue& planned) -> Tensor& {
-    Tensor& slot = plan->values_[name];
-    slot = Tensor::Borrow(planned.dtype, planned.shape, nullptr);
-    known[name] = PlannedValue{slot.dtype, slot.shape, nullptr};
-    return slot;
-  };
-  // A buffer of its own for `slot`, written by step `step`.
-  const auto new_buffer = [&](const std::string& name, Tensor& slot, int step) {
-    buffer_of[name] = static_cast<int>(buffers.size());
-    buffers.push_back(BufferLifetime{slot.nbytes(), step, step});
-    buffer_tensors.push_back({&slot});
-  };
-  // A value a fusion removed: never written, it takes no arena space and no step produces it.
-  const auto never_stored = [&](const std::string& value) {
-    auto b = buffer_of.find(value);
-    if (b != buffer_of.end()) buffers[b->second].bytes = 0;
-    first_output_of_step.erase(value);
-  };
-
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const Node& node = graph.nodes[n];
-    std::vector<const PlannedValue*> in_planned;
-    bool all_known = true;
-    for (const auto& name : node.inputs) {
-      if (name.empty()) {
-        in_planned.push_back(nullptr);
-        continue;
-      }
-      const PlannedValue& pv = known.at(name);  // the loader checked every name is defined
-      in_planned.push_back(&pv);
-      all_known = all_known && pv.value != nullptr;
-    }
-    std::unique_ptr<Kernel> kernel;
-    std::vector<PlannedValue> out_planned;
-    Status planned = PlanNode(node, rg.since_versions[n], rg.threads, rg.constants, registry,
-                              in_planned, &kernel, &out_planned);
-    if (!planned.ok()) {
-      for (size_t i = 0; unknown_inputs && i < graph.inputs.size(); ++i) {
-        const bool read = std::find(node.inputs.begin(), node.inputs.end(), graph.inputs[i].name) !=
-                          node.inputs.end();
-        if (read && !specialize[i]) unknown_inputs->push_back(static_cast<int>(i));
-      }
-      return planned;
-    }
-    WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg.limits));
-
-    if (all_known || kernel->ReadsOnlyInputShapes()) {
-      // Host evaluation at plan time: the node never runs for this shape signature.
-      for (size_t i = 0; i < out_planned.size(); ++i)
-        if (!node.outputs[i].empty()) plan_constant_bytes += PlannedBytes(out_planned[i]);
-      WEBNX_RETURN_IF_ERROR(CheckPlanBytes(plan_constant_bytes, rg.limits, node.Describe()));
-      std::vector<Tensor> outputs;
-      WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, &outputs));
-      std::vector<Tensor> shape_only(node.inputs.size());
-      std::vector<const Tensor*> in_tensors;
-      for (size_t i = 0; i < node.inputs.size(); ++i) {
-        const PlannedValue* pv = in_planned[i];
-        if (pv && !pv->value) shape_only[i] = Tensor::Borrow(pv->dtype, pv->shape, nullptr);
-        in_tensors.push_back(!pv ? nullptr : pv->value ? pv->value : &shape_only[i]);
-      }
-      WEBNX_RETURN_IF_ERROR(RunKernel(node, *kernel, in_tensors, &outputs));
-      ++plan->stats_.folded_nodes;
-      for (size_t i = 0; i < node.outputs.size(); ++i) {
-        if (node.outputs[i].empty()) continue;
-        Tensor& slot = plan->values_[node.outputs[i]];
-        slot = std::move(outputs[i]);
-        known[node.outputs[i]] = PlannedValue{slot.dtype, slot.shape, &slot};
-      }
-      continue;
-    }
-
-    // A node fused into the step producing `source`: its output is that step's buffer.
-    const auto output_is_buffer_of = [&](const std::string& source) {
-      Tensor& slot = declare_output(node.outputs[0], out_planned[0]);
-      const int b = buffer_of.at(source);
-      buffer_of[node.outputs[0]] = b;
-      buffer_tensors[b].push_back(&slot);
-      // Later fusions see the step as this node's producer.
-      auto producer = first_output_of_step.find(source);
-      if (producer != first_output_of_step.end())
-        first_output_of_step[node.outputs[0]] = producer->second;
-      ++plan->stats_.fused_nodes;
-    };
-
-    if (TryFuseClamp(node, *kernel, out_planned, use, plan.get())) {
-      output_is_buffer_of(node.inputs[0]);  // clamped in the producer's epilogue
-      continue;
-    }
-    if (TryFuseFunction(node, *kernel, out_planned, use, plan.get())) {
-      output_is_buffer_of(node.inputs[0]);
-      continue;
-    }
-    std::string gate_output;
-    const int gated_input = TryFuseGated(node, *kernel, out_planned, use, plan.get(), &gate_output);
-    if (gated_input >= 0) {
-      never_stored(gate_output);  // the dropped gate step's output
-      ++plan->stats_.fused_nodes;
-      output_is_buffer_of(node.inputs[gated_input]);
-      continue;
-    }
-
-    int addend_input = -1;
-    const int sum_into =
-        TryFuseSum(node, *kernel, out_planned, in_planned, use, plan.get(), &addend_input);
-    if (sum_into >= 0) {
-      // The step adds the other input in its epilogue: this node's output is its buffer, and
-      // the other input's buffer must live until that step.
-      auto ab = buffer_of.find(node.inputs[addend_input]);
-      if (ab != buffer_of.end())
-        buffers[ab->second].last_step = std::max(buffers[ab->second].last_step, sum_into);
-      output_is_buffer_of(node.inputs[1 - addend_input]);
-      first_output_of_step[node.outputs[0]] = sum_into;  // a clamp after the sum can fuse too
-      continue;
-    }
-
-    const int consumed_by = TryFuseConsumer(node, kernel, in_planned, use, plan.get());
-    if (consumed_by >= 0) {
-      // That step now writes this node's output; the value between them is never stored.
-      never_stored(node.inputs[0]);
-      Tensor& slot = declare_output(node.outputs[0], out_planned[0]);
-      plan->steps_[consumed_by].outputs[0] = &slot;
-      first_output_of_step[node.outputs[0]] = consumed_by;
-      new_buffer(node.outputs[0], slot, consumed_by);
-      ++plan->stats_.fused_nodes;
-      continue;
-    }
-
-    const int step_index = static_cast<int>(plan->steps_.size());
-    Step step{&node, std::move(kernel), {}, {}};
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const std::string& name = node.inputs[i];
-      if (name.empty()) {
-        step.inputs.push_back(nullptr);
-      } else if (in_planned[i]->value) {
-        step.inputs.push_back(in_planned[i]->value);
-      } else {
-        step.inputs.push_back(&plan->values_.at(name));
-        auto b = buffer_of.find(name);
-        if (b != buffer_of.end()) buffers[b->second].last_step = step_index;
-      }
-    }
-    const int alias = step.kernel->OutputAliasesInput();
-    for (size_t i = 0; i < node.outputs.size(); ++i) {
-      const std::string& name = node.outputs[i];
-      if (name.empty()) {
-        step.outputs.push_back(nullptr);
-        continue;
-      }
-      Tensor& slot = declare_output(name, out_planned[i]);
-      step.outputs.push_back(&slot);
-      if (i == 0 && alias >= 0) {
-        // A view: its Run points it at the source; the source's buffer must outlive it.
-        auto b = buffer_of.find(node.inputs[alias]);
-        if (b != buffer_of.end()) buffer_of[name] = b->second;
-        continue;
-      }
-      if (i == 0) first_output_of_step[name] = step_index;
-      new_buffer(name, slot, step_index);
-    }
-    plan->steps_.push_back(std::move(step));
+  int addend_input = -1;
+  const int sum_into =
+      TryFuseSum(node, *kernel, out_planned, in_planned, use_, plan, &addend_input);
+  if (sum_into >= 0) {
+    // The step adds the other input in its epilogue: this node's output is its buffer, and
+    // the other input's buffer must live until that step.
+    auto ab = buffer_of_.find(node.inputs[addend_input]);
+    if (ab != buffer_of_.end())
+      buffers_[ab->second].last_step = std::max(buffers_[ab->second].last_step, sum_into);
+    OutputIsBufferOf(node, out_planned[0], node.inputs[1 - addend_input]);
+    first_output_of_step_[node.outputs[0]] = sum_into;  // a clamp after the sum can fuse too
+    return true;
   }
 
-  for (const auto& out : graph.outputs) {
-    auto b = buffer_of.find(out.name);
-    if (b != buffer_of.end()) buffers[b->second].last_step = INT_MAX;  // read after the run
+  const int consumed_by = TryFuseConsumer(node, kernel, in_planned, use_, plan);
+  if (consumed_by >= 0) {
+    // That step now writes this node's output; the value between them is never stored.
+    NeverStored(node.inputs[0]);
+    Tensor& slot = DeclareOutput(node.outputs[0], out_planned[0]);
+    plan_->steps_[consumed_by].outputs[0] = &slot;
+    first_output_of_step_[node.outputs[0]] = consumed_by;
+    NewBuffer(node.outputs[0], slot, consumed_by);
+    ++plan_->stats_.fused_nodes;
+    return true;
+  }
+  return false;
+}
+
+void Plan::Builder::AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
+                            const std::vector<const PlannedValue*>& in_planned,
+                            const std::vector<PlannedValue>& out_planned) {
+  const int step_index = static_cast<int>(plan_->steps_.size());
+  Step step{&node, std::move(kernel), {}, {}};
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const std::string& name = node.inputs[i];
+    if (name.empty()) {
+      step.inputs.push_back(nullptr);
+    } else if (in_planned[i]->value) {
+      step.inputs.push_back(in_planned[i]->value);
+    } else {
+      step.inputs.push_back(&plan_->values_.at(name));
+      auto b = buffer_of_.find(name);
+      if (b != buffer_of_.end()) buffers_[b->second].last_step = step_index;
+    }
+  }
+  const int alias = step.kernel->OutputAliasesInput();
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const std::string& name = node.outputs[i];
+    if (name.empty()) {
+      step.outputs.push_back(nullptr);
+      continue;
+    }
+    Tensor& slot = DeclareOutput(name, out_planned[i]);
+    step.outputs.push_back(&slot);
+    if (i == 0 && alias >= 0) {
+      // A view: its Run points it at the source; the source's buffer must outlive it.
+      auto b = buffer_of_.find(node.inputs[alias]);
+      if (b != buffer_of_.end()) buffer_of_[name] = b->second;
+      continue;
+    }
+    if (i == 0) first_output_of_step_[name] = step_index;
+    NewBuffer(name, slot, step_index);
+  }
+  plan_->steps_.push_back(std::move(step));
+}
+
+Status Plan::Builder::PlaceArena() {
+  for (const auto& out : graph_.outputs) {
+    auto b = buffer_of_.find(out.name);
+    if (b != buffer_of_.end()) buffers_[b->second].last_step = INT_MAX;  // read after the run
   }
   size_t arena_bytes = 0;
-  std::vector<size_t> offsets = PlaceBuffers(buffers, &arena_bytes);
+  std::vector<size_t> offsets = PlaceBuffers(buffers_, &arena_bytes);
   const int64_t arena = arena_bytes == SIZE_MAX ? INT64_MAX : static_cast<int64_t>(arena_bytes);
   WEBNX_RETURN_IF_ERROR(CheckPlanBytes(
-      plan_constant_bytes > INT64_MAX - arena ? INT64_MAX : plan_constant_bytes + arena, rg.limits,
-      ""));
+      plan_constant_bytes_ > INT64_MAX - arena ? INT64_MAX : plan_constant_bytes_ + arena,
+      rg_.limits, ""));
   {
-    ScopedTensorByteLimit arena_cap(rg.limits.max_arena_bytes);  // one tensor, not a weight
+    ScopedTensorByteLimit arena_cap(rg_.limits.max_arena_bytes);  // one tensor, not a weight
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-        DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan->arena_));
+        DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan_->arena_));
   }
-  for (size_t b = 0; b < buffers.size(); ++b) {
-    for (Tensor* t : buffer_tensors[b]) t->data = plan->arena_.ptr<uint8_t>() + offsets[b];
+  for (size_t b = 0; b < buffers_.size(); ++b) {
+    for (Tensor* t : buffer_tensors_[b]) t->data = plan_->arena_.ptr<uint8_t>() + offsets[b];
   }
-  plan->stats_.activation_bytes = arena_bytes;
+  plan_->stats_.activation_bytes = arena_bytes;
+  return Status::Ok();
+}
 
-  for (const auto& out : graph.outputs) {
-    auto it = plan->values_.find(out.name);
-    const Tensor* t = it != plan->values_.end() ? &it->second : known.at(out.name).value;
-    plan->output_slots_.push_back(t);
-    plan->output_shapes_.push_back(t->shape);
+void Plan::Builder::Finish(double start_ms) {
+  Plan& plan = *plan_;
+  for (const auto& out : graph_.outputs) {
+    auto it = plan.values_.find(out.name);
+    const Tensor* t = it != plan.values_.end() ? &it->second : known_.at(out.name).value;
+    plan.output_slots_.push_back(t);
+    plan.output_shapes_.push_back(t->shape);
   }
-  plan->threads_ = rg.threads;
-  plan->stats_.run_steps = plan->steps_.size();
-  for (const Step& step : plan->steps_) {
+  plan.threads_ = rg_.threads;
+  plan.stats_.run_steps = plan.steps_.size();
+  for (const Step& step : plan.steps_) {
     bool integer_only = !step.outputs.empty();
     for (const Tensor* t : step.outputs)
       integer_only = integer_only && (!t || t->dtype != DType::kFloat32);
-    if (integer_only) ++plan->stats_.shape_steps;
+    if (integer_only) ++plan.stats_.shape_steps;
   }
-  plan->stats_.build_ms = NowMs() - start_ms;
-  *out = std::move(plan);
-  return Status::Ok();
+  plan.stats_.build_ms = NowMs() - start_ms;
 }
 
 Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs,

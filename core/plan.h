@@ -74,6 +74,8 @@ class Plan {
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
 
  private:
+  // Build's state and steps (plan.cc).
+  class Builder;
   // Who reads each value and which step's output 0 it is, while a plan is being built.
   struct ValueUse;
   // The step whose output 0 is the node's input 0 when nothing else reads that value and it

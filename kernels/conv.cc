@@ -20,7 +20,7 @@
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
-#include "kernels/separate_function.h"
+#include "core/separate_function.h"
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/dwconv4.h"
 #include "kernels/simd/gemm.h"

@@ -3,7 +3,7 @@
 // semantics, so gtest checks the very code that ships in the .wasm.
 #pragma once
 
-#include "kernels/separate_function.h"
+#include "core/separate_function.h"
 
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>

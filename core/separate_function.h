@@ -1,0 +1,11 @@
+// Keeps a function out of its caller.
+//
+// V8 first runs wasm unoptimised and recompiles a function once it has run enough code; the
+// first inference runs slowly until the kernels it uses are recompiled. A big function with
+// every variant inlined takes long to recompile, competes for the compiler with the kernels
+// that matter, and is recompiled whole even when a model uses one variant of it. Code that runs
+// once per plan should not be recompiled at all: one loop over every node with the whole
+// per-node work inlined spends the recompile budget within a single plan.
+#pragma once
+
+#define WEBNX_SEPARATE_FUNCTION __attribute__((noinline))
