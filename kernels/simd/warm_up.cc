@@ -10,7 +10,6 @@
 #include "kernels/simd/im2col.h"
 #include "kernels/simd/maxpool.h"
 #include "kernels/simd/plane_sum.h"
-#include "kernels/simd/winograd.h"
 
 namespace webnx::simd {
 namespace {
@@ -75,16 +74,13 @@ void WarmUpKernels() {
     }
     Im2ColPanels(g, b.data(), 0, 64, columns.data());
   }
-  const WinogradShape wino{16, 16, 8, 8, 8, 8, 1, 1};
-  std::vector<float> wino_weights(WinogradWeightFloats(wino));
-  WinogradPackWeights(wino, b.data(), wino_weights.data());
-  std::vector<float> wino_scratch(WinogradScratchFloats(wino));
+  // Not WinogradBlock: only ResNet-style 3x3 convs use it, and its compile (6-18 ms of a
+  // compile thread) shared the 2 cores with every other model's loading. ResNet18's first run
+  // was no slower for compiling it itself (6 alternating cold starts: 167 -> 163 ms).
   const Pool2DShape pool{16, 16, 8, 8, 3, 3, 2, 2, 1, 1};
   std::vector<float> pool_scratch(MaxPoolScratchFloats(pool));
   MaxPoolInitScratch(pool, pool_scratch.data());
   for (int r = 0; r < kRounds; ++r) {
-    WinogradBlock(wino, b.data(), wino_weights.data(), 0, WinogradTiles(wino), 0, 16, plain,
-                  c.data(), wino_scratch.data());
     MaxPoolPlane(pool, b.data(), c.data(), pool_scratch.data());
     // The classifier: one row against 64 weight rows.
     GemmTransposedRhs(1, 64, 64, b.data(), 64, b.data(), 64, c.data(), 64, plain);
