@@ -6,6 +6,9 @@
 // that matter, and is recompiled whole even when a model uses one variant of it. Code that runs
 // once per plan should not be recompiled at all: one loop over every node with the whole
 // per-node work inlined spends the recompile budget within a single plan.
+//
+// Binaryen ignores noinline at link: a function with one caller stays apart only when it is
+// bigger than the link's --one-caller-inline-max-function-size (CMakeLists.txt).
 #pragma once
 
 #define WEBNX_SEPARATE_FUNCTION __attribute__((noinline))
