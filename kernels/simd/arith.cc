@@ -25,6 +25,7 @@ template <ArithOp kOp>
 void Same(const float* a, const float* b, float* y, int64_t n) {
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) Store(y + i, Apply<kOp>(Load(a + i), Load(b + i)));
+  WEBNX_PLAIN_LOOP
   for (; i < n; ++i) y[i] = Apply<kOp>(a[i], b[i]);
 }
 
@@ -36,6 +37,7 @@ void Scalar(const float* a, float b, float* y, int64_t n) {
     const f32x4 av = Load(a + i);
     Store(y + i, kLeft ? Apply<kOp>(bv, av) : Apply<kOp>(av, bv));
   }
+  WEBNX_PLAIN_LOOP
   for (; i < n; ++i) y[i] = kLeft ? Apply<kOp>(b, a[i]) : Apply<kOp>(a[i], b);
 }
 

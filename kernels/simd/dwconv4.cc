@@ -52,10 +52,9 @@ void Interleave(const DepthwiseShape& s, const Padded4& p, const float* in, size
       }
     }
     // Scalar leftovers: kept as plain loops (unrolled and vectorised they cost kilobytes).
-#pragma clang loop unroll(disable) vectorize(disable)
-    for (; x < cols; ++x)
-#pragma clang loop unroll(disable) vectorize(disable)
-      for (int c = 0; c < 4; ++c) dst[4 * x + c] = c < count ? src[c * in_plane + x] : 0.f;
+    WEBNX_PLAIN_LOOP
+    for (; x < cols; ++x) WEBNX_PLAIN_LOOP
+    for (int c = 0; c < 4; ++c) dst[4 * x + c] = c < count ? src[c * in_plane + x] : 0.f;
   }
 }
 
@@ -75,10 +74,9 @@ void Deinterleave(const DepthwiseShape& s, const float* result, int count, float
       Store(out + 3 * out_plane + i, d);
     }
   }
-#pragma clang loop unroll(disable) vectorize(disable)
-  for (; i < pixels; ++i)
-#pragma clang loop unroll(disable) vectorize(disable)
-    for (int c = 0; c < count; ++c) out[c * out_plane + i] = result[4 * i + c];
+  WEBNX_PLAIN_LOOP
+  for (; i < pixels; ++i) WEBNX_PLAIN_LOOP
+  for (int c = 0; c < count; ++c) out[c * out_plane + i] = result[4 * i + c];
 }
 
 // kPixels consecutive output pixels of one row, starting at padded pixel `first` (the top-left
@@ -92,10 +90,10 @@ inline void Pixels(const DepthwiseShape& s, const Padded4& p, const float* first
   const size_t step = static_cast<size_t>(kStride ? kStride : s.stride_w) * 4;
   f32x4 acc[kPixels];
   for (int i = 0; i < kPixels; ++i) acc[i] = bias;
-#pragma clang loop unroll(disable)
+  WEBNX_NO_UNROLL
   for (int ky = 0; ky < s.kernel_h; ++ky) {
     const float* row = first + static_cast<size_t>(ky) * s.dilation_h * p.cols * 4;
-#pragma clang loop unroll(disable)
+    WEBNX_NO_UNROLL
     for (int kx = 0; kx < s.kernel_w; ++kx, w += 4) {
       const f32x4 wv = Load(w);
       const float* tap = row + static_cast<size_t>(kx) * s.dilation_w * 4;

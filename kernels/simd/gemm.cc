@@ -259,7 +259,7 @@ void PackLhsInPlace(float* a, int m, int k) {
 void UnpackLhs(const float* packed, int m, int k, float* a) {
   const size_t n = static_cast<size_t>(m) * k;
   // Element i of the packed panels, in order: panels of kGemmMr rows, k columns each.
-#pragma clang loop vectorize(disable) unroll(disable)
+  WEBNX_PLAIN_LOOP
   for (size_t i = 0; i < PackedLhsSize(m, k); ++i) {
     const size_t panel = i / (static_cast<size_t>(kGemmMr) * k), at = i % (kGemmMr * k);
     const size_t row = panel * kGemmMr + at % kGemmMr, col = at / kGemmMr;
@@ -315,10 +315,12 @@ namespace {
 
 // y[j + r] = clamp(bias + dot(x, w_{j+r})) for kRows weight rows at once: each load of x serves
 // them all, and kRows streams of weights are in flight (the classifier's weights come from
-// DRAM: 8 rows were 10% faster than 4 with them out of cache).
+// DRAM: 8 rows were 10% faster than 4 with them out of cache). Each variant is a function of its
+// own: the zoo's classifiers (1000 and 1024 outputs) only run the 8-row one, and V8 recompiles
+// just that (all three inlined into GemmTransposedRhs took it 20-70 ms).
 template <int kRows>
-inline void DotRows(int k, const float* xi, const float* w, int ldw, int j, float* yi,
-                    const GemmEpilogue& ep) {
+WEBNX_SEPARATE_FUNCTION void DotRows(int k, const float* xi, const float* w, int ldw, int j,
+                                     float* yi, const GemmEpilogue& ep) {
   const int k4 = k & ~3;
   const float* wr[kRows];
   for (int r = 0; r < kRows; ++r) wr[r] = w + static_cast<size_t>(j + r) * ldw;
@@ -330,6 +332,7 @@ inline void DotRows(int k, const float* xi, const float* w, int ldw, int j, floa
   }
   for (int r = 0; r < kRows; ++r) {
     float s = HorizontalSum(acc[r]);
+    WEBNX_PLAIN_LOOP
     for (int kk = k4; kk < k; ++kk) s += xi[kk] * wr[r][kk];
     yi[j + r] = ClampScalar((ep.bias ? ep.bias[j + r] : 0.f) + s, ep.min, ep.max);
   }

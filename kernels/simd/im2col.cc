@@ -21,7 +21,8 @@ PanelOrigin OriginOf(const Conv2DGeometry& g, int first, int count) {
   PanelOrigin o;
   const int span_y = (g.kernel_h - 1) * g.dilation_h, span_x = (g.kernel_w - 1) * g.dilation_w;
   o.all_inside = true;
-  for (int t = 0; t < kGemmNr; ++t) {
+  WEBNX_PLAIN_LOOP  // once per panel: unrolled, its divisions were half of Im2ColPanels' code
+      for (int t = 0; t < kGemmNr; ++t) {
     const int q = first + t;
     o.valid[t] = t < count;
     o.y[t] = o.valid[t] ? (q / g.out_w) * g.stride_h - g.pad_top : 0;
@@ -36,59 +37,80 @@ PanelOrigin OriginOf(const Conv2DGeometry& g, int first, int count) {
   return o;
 }
 
+// The three kinds of panel each have a function: most convs fill all three, and V8 recompiles
+// three small functions sooner than one that holds them all (1,600 instructions, mostly the
+// border path's unrolled bounds checks).
+
+// Interior panels: each (channel, tap) row of the panel is one or two vector loads.
+WEBNX_SEPARATE_FUNCTION void InteriorPanel(const Conv2DGeometry& g, const float* x,
+                                           const PanelOrigin& o, float* packed) {
+  const int plane = g.in_h * g.in_w;
+  const float* origin = x + static_cast<size_t>(o.y[0]) * g.in_w + o.x[0];
+  for (int c = 0; c < g.channels; ++c, origin += plane) {
+    for (int ky = 0; ky < g.kernel_h; ++ky) {
+      const float* row = origin + static_cast<size_t>(ky) * g.dilation_h * g.in_w;
+      for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
+        const float* src = row + kx * g.dilation_w;
+        if (g.stride_w == 1) {
+          Store(packed, Load(src));
+          Store(packed + 4, Load(src + 4));
+        } else {
+          Store(packed, Evens(Load(src), Load(src + 4)));
+          Store(packed + 4, Evens(Load(src + 8), Load(src + 12)));
+        }
+      }
+    }
+  }
+}
+
+// Inside but across rows: a gather with no bounds checks.
+WEBNX_SEPARATE_FUNCTION void GatherPanel(const Conv2DGeometry& g, const float* x,
+                                         const PanelOrigin& o, float* packed) {
+  const int plane = g.in_h * g.in_w;
+  int offset[kGemmNr];
+  for (int t = 0; t < kGemmNr; ++t) offset[t] = o.y[t] * g.in_w + o.x[t];
+  for (int c = 0; c < g.channels; ++c) {
+    const float* xc = x + static_cast<size_t>(c) * plane;
+    for (int ky = 0; ky < g.kernel_h; ++ky) {
+      for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
+        const float* src = xc + ky * g.dilation_h * g.in_w + kx * g.dilation_w;
+        for (int t = 0; t < kGemmNr; ++t) packed[t] = src[offset[t]];
+      }
+    }
+  }
+}
+
+// Panels that touch the padding (or end short): every tap checked.
+WEBNX_SEPARATE_FUNCTION void BorderPanel(const Conv2DGeometry& g, const float* x,
+                                         const PanelOrigin& o, float* packed) {
+  const int plane = g.in_h * g.in_w;
+  for (int c = 0; c < g.channels; ++c) {
+    const float* xc = x + static_cast<size_t>(c) * plane;
+    for (int ky = 0; ky < g.kernel_h; ++ky) {
+      for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
+        for (int t = 0; t < kGemmNr; ++t) {
+          const int iy = o.y[t] + ky * g.dilation_h;
+          const int ix = o.x[t] + kx * g.dilation_w;
+          const bool inside = o.valid[t] && iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+          packed[t] = inside ? xc[iy * g.in_w + ix] : 0.f;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void Im2ColPanels(const Conv2DGeometry& g, const float* x, int first, int count, float* packed) {
-  const int plane = g.in_h * g.in_w;
-  for (int j = 0; j < count; j += kGemmNr) {
+  const size_t panel_floats = static_cast<size_t>(g.channels) * g.kernel_h * g.kernel_w * kGemmNr;
+  for (int j = 0; j < count; j += kGemmNr, packed += panel_floats) {
     const PanelOrigin o = OriginOf(g, first + j, count - j);
     if (o.one_row) {
-      // Interior panels: each (channel, tap) row of the panel is one or two vector loads.
-      const float* origin = x + static_cast<size_t>(o.y[0]) * g.in_w + o.x[0];
-      for (int c = 0; c < g.channels; ++c, origin += plane) {
-        for (int ky = 0; ky < g.kernel_h; ++ky) {
-          const float* row = origin + static_cast<size_t>(ky) * g.dilation_h * g.in_w;
-          for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
-            const float* src = row + kx * g.dilation_w;
-            if (g.stride_w == 1) {
-              Store(packed, Load(src));
-              Store(packed + 4, Load(src + 4));
-            } else {
-              Store(packed, Evens(Load(src), Load(src + 4)));
-              Store(packed + 4, Evens(Load(src + 8), Load(src + 12)));
-            }
-          }
-        }
-      }
-      continue;
-    }
-    if (o.all_inside) {
-      // Inside but across rows: a gather with no bounds checks.
-      int offset[kGemmNr];
-      for (int t = 0; t < kGemmNr; ++t) offset[t] = o.y[t] * g.in_w + o.x[t];
-      for (int c = 0; c < g.channels; ++c) {
-        const float* xc = x + static_cast<size_t>(c) * plane;
-        for (int ky = 0; ky < g.kernel_h; ++ky) {
-          for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
-            const float* src = xc + ky * g.dilation_h * g.in_w + kx * g.dilation_w;
-            for (int t = 0; t < kGemmNr; ++t) packed[t] = src[offset[t]];
-          }
-        }
-      }
-      continue;
-    }
-    for (int c = 0; c < g.channels; ++c) {
-      const float* xc = x + static_cast<size_t>(c) * plane;
-      for (int ky = 0; ky < g.kernel_h; ++ky) {
-        for (int kx = 0; kx < g.kernel_w; ++kx, packed += kGemmNr) {
-          for (int t = 0; t < kGemmNr; ++t) {
-            const int iy = o.y[t] + ky * g.dilation_h;
-            const int ix = o.x[t] + kx * g.dilation_w;
-            const bool inside = o.valid[t] && iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
-            packed[t] = inside ? xc[iy * g.in_w + ix] : 0.f;
-          }
-        }
-      }
+      InteriorPanel(g, x, o, packed);
+    } else if (o.all_inside) {
+      GatherPanel(g, x, o, packed);
+    } else {
+      BorderPanel(g, x, o, packed);
     }
   }
 }

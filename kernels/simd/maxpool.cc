@@ -36,8 +36,12 @@ inline void Block(const Pool2DShape& s, const Padded& p, const float* top, int o
   }
 }
 
+// The three plane loops are kept apart: the zoo's max pools all take the 3x3 stride-2 one, and
+// V8 recompiles just that (the three together were ~1,500 instructions: 15-25 ms of a compile
+// thread during a ResNet, SqueezeNet or ShuffleNet first run).
 template <int kStride>
-void Plane(const Pool2DShape& s, const Padded& p, const float* padded, float* out) {
+WEBNX_SEPARATE_FUNCTION void Plane(const Pool2DShape& s, const Padded& p, const float* padded,
+                                   float* out) {
   const int out_w4 = (s.out_w + 3) / 4 * 4;
   for (int oy = 0; oy < s.out_h; ++oy) {
     const float* top = padded + static_cast<size_t>(oy * s.stride_h) * p.cols;
@@ -61,7 +65,8 @@ void Plane(const Pool2DShape& s, const Padded& p, const float* padded, float* ou
 // with shuffles; a column maximum serves two outputs. 15 operations per four outputs where the
 // general loop takes 36. The column maxima start from -inf like the general loop, so a NaN is
 // skipped the same way (PMax keeps its first operand when the second is NaN).
-void Plane3x3Stride2(const Pool2DShape& s, const Padded& p, const float* padded, float* out) {
+WEBNX_SEPARATE_FUNCTION void Plane3x3Stride2(const Pool2DShape& s, const Padded& p,
+                                             const float* padded, float* out) {
   const f32x4 lowest = Splat(-std::numeric_limits<float>::infinity());
   for (int oy = 0; oy < s.out_h; ++oy) {
     const float* r0 = padded + static_cast<size_t>(2 * oy) * p.cols;

@@ -16,6 +16,7 @@ double PlaneSum(const float* x, int64_t n) {
   }
   const v128_t sum = wasm_f64x2_add(wasm_f64x2_add(lo0, hi0), wasm_f64x2_add(lo1, hi1));
   double total = wasm_f64x2_extract_lane(sum, 0) + wasm_f64x2_extract_lane(sum, 1);
+  WEBNX_PLAIN_LOOP
   for (; i < n; ++i) total += x[i];
   return total;
 }

@@ -12,6 +12,18 @@
 #include <simde/wasm/simd128.h>
 #endif
 
+// A loop kept as written. The leftovers after a vector loop run 1-3 times, but LLVM cannot know
+// that and unrolls and vectorises them into kilobytes of code, which V8 then recompiles with the
+// kernel (an eight-row dot product's tails were most of a 23 KB function). Clang only: GCC,
+// which builds the native tests, does not know the pragma.
+#ifdef __clang__
+#define WEBNX_PLAIN_LOOP _Pragma("clang loop unroll(disable) vectorize(disable)")
+#define WEBNX_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define WEBNX_PLAIN_LOOP
+#define WEBNX_NO_UNROLL
+#endif
+
 namespace webnx::simd {
 
 using f32x4 = v128_t;
@@ -68,6 +80,7 @@ inline f32x4 Odds(f32x4 a, f32x4 b) {
 inline void CopyFloats(const float* src, int n, float* dst) {
   int i = 0;
   for (; i + 4 <= n; i += 4) Store(dst + i, Load(src + i));
+  WEBNX_PLAIN_LOOP
   for (; i < n; ++i) dst[i] = src[i];
 }
 // The first `count` lanes of v into dst (all four when count >= 4): a row's last 1-3 outputs.
@@ -75,6 +88,7 @@ inline void StoreFirst(float* dst, f32x4 v, int count) {
   if (count >= 4) return Store(dst, v);
   alignas(16) float lanes[4];
   Store(lanes, v);
+  WEBNX_PLAIN_LOOP
   for (int i = 0; i < count; ++i) dst[i] = lanes[i];
 }
 // Rows a, b, c, d become columns: afterwards a holds the first elements of the four inputs,
