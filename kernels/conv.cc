@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "core/separate_function.h"
 #include "kernels/epilogue_function.h"
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
-#include "core/separate_function.h"
 #include "kernels/simd/dwconv.h"
 #include "kernels/simd/dwconv4.h"
 #include "kernels/simd/gemm.h"

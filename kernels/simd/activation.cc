@@ -128,12 +128,13 @@ void Exp(const float* x, float* y, int64_t n) {
   Map(x, y, n, [&](f32x4 v) { return ExpVec(v, k); });
 }
 
-void Sigmoid(const float* x, float* y, int64_t n) {
+WEBNX_SEPARATE_FUNCTION void Sigmoid(const float* x, float* y, int64_t n) {
   const ExpConstants k = LoadSigmoidConstants();
   Map(x, y, n, [&](f32x4 v) { return SigmoidVec(v, k); });
 }
 
-void HardSigmoid(float alpha, float beta, const float* x, float* y, int64_t n) {
+WEBNX_SEPARATE_FUNCTION void HardSigmoid(float alpha, float beta, const float* x, float* y,
+                                         int64_t n) {
   const f32x4 a = Splat(alpha), b = Splat(beta);
   Map(x, y, n, [&](f32x4 v) { return ClampUnitVec(Add(Mul(a, v), b)); });
 }
@@ -145,29 +146,18 @@ void HardSwish(const float* x, float* y, int64_t n) {
 
 namespace {
 
-// y = f(y), or y * f(y) when gated: x * f(x) rounds like Mul(x, f(x)), one product of the same
-// two floats.
-template <bool kGated, typename Op>
-inline void MapInPlace(float* y, int64_t n, Op op) {
-  if constexpr (kGated) {
-    Map(y, y, n, [&](f32x4 v) { return Mul(v, op(v)); });
-  } else {
-    Map(y, y, n, op);
-  }
-}
-
-// One function per activation and gating: a model's epilogues use one or two of the four, and V8
-// recompiles only those (the four in one function were 5-10 ms of a compile thread).
-template <bool kGated>
-WEBNX_SEPARATE_FUNCTION void SigmoidInPlace(float* y, int64_t n) {
+// x * f(x): rounds like Mul(x, f(x)), one product of the same two floats. One function per
+// activation (the ungated ones are Sigmoid and HardSigmoid above, in place): a model's epilogues
+// use one or two, and V8 recompiles only those (all in one function: 5-10 ms of a compile
+// thread).
+WEBNX_SEPARATE_FUNCTION void GatedSigmoid(float* y, int64_t n) {
   const ExpConstants k = LoadSigmoidConstants();
-  MapInPlace<kGated>(y, n, [&](f32x4 v) { return SigmoidVec(v, k); });
+  Map(y, y, n, [&](f32x4 v) { return Mul(v, SigmoidVec(v, k)); });
 }
 
-template <bool kGated>
-WEBNX_SEPARATE_FUNCTION void HardSigmoidInPlace(float alpha, float beta, float* y, int64_t n) {
+WEBNX_SEPARATE_FUNCTION void GatedHardSigmoid(float alpha, float beta, float* y, int64_t n) {
   const f32x4 a = Splat(alpha), b = Splat(beta);
-  MapInPlace<kGated>(y, n, [&](f32x4 v) { return ClampUnitVec(Add(Mul(a, v), b)); });
+  Map(y, y, n, [&](f32x4 v) { return Mul(v, ClampUnitVec(Add(Mul(a, v), b))); });
 }
 
 }  // namespace
@@ -177,10 +167,10 @@ void ApplyActivation(const Activation& a, float* y, int64_t n) {
     case ActivationKind::kNone:
       return;
     case ActivationKind::kSigmoid:
-      return a.gated ? SigmoidInPlace<true>(y, n) : SigmoidInPlace<false>(y, n);
+      return a.gated ? GatedSigmoid(y, n) : Sigmoid(y, y, n);
     case ActivationKind::kHardSigmoid:
-      return a.gated ? HardSigmoidInPlace<true>(a.alpha, a.beta, y, n)
-                     : HardSigmoidInPlace<false>(a.alpha, a.beta, y, n);
+      return a.gated ? GatedHardSigmoid(a.alpha, a.beta, y, n)
+                     : HardSigmoid(a.alpha, a.beta, y, y, n);
   }
 }
 

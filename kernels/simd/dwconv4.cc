@@ -53,8 +53,10 @@ void Interleave(const DepthwiseShape& s, const Padded4& p, const float* in, size
     }
     // Scalar leftovers: kept as plain loops (unrolled and vectorised they cost kilobytes).
     WEBNX_PLAIN_LOOP
-    for (; x < cols; ++x) WEBNX_PLAIN_LOOP
-    for (int c = 0; c < 4; ++c) dst[4 * x + c] = c < count ? src[c * in_plane + x] : 0.f;
+    for (; x < cols; ++x) {
+      WEBNX_PLAIN_LOOP
+      for (int c = 0; c < 4; ++c) dst[4 * x + c] = c < count ? src[c * in_plane + x] : 0.f;
+    }
   }
 }
 
@@ -75,8 +77,10 @@ void Deinterleave(const DepthwiseShape& s, const float* result, int count, float
     }
   }
   WEBNX_PLAIN_LOOP
-  for (; i < pixels; ++i) WEBNX_PLAIN_LOOP
-  for (int c = 0; c < count; ++c) out[c * out_plane + i] = result[4 * i + c];
+  for (; i < pixels; ++i) {
+    WEBNX_PLAIN_LOOP
+    for (int c = 0; c < count; ++c) out[c * out_plane + i] = result[4 * i + c];
+  }
 }
 
 // kPixels consecutive output pixels of one row, starting at padded pixel `first` (the top-left

@@ -21,8 +21,9 @@ PanelOrigin OriginOf(const Conv2DGeometry& g, int first, int count) {
   PanelOrigin o;
   const int span_y = (g.kernel_h - 1) * g.dilation_h, span_x = (g.kernel_w - 1) * g.dilation_w;
   o.all_inside = true;
-  WEBNX_PLAIN_LOOP  // once per panel: unrolled, its divisions were half of Im2ColPanels' code
-      for (int t = 0; t < kGemmNr; ++t) {
+  // Once per panel: unrolled, its divisions were half of Im2ColPanels' code.
+  WEBNX_PLAIN_LOOP
+  for (int t = 0; t < kGemmNr; ++t) {
     const int q = first + t;
     o.valid[t] = t < count;
     o.y[t] = o.valid[t] ? (q / g.out_w) * g.stride_h - g.pad_top : 0;

@@ -14,8 +14,9 @@
 
 // A loop kept as written. The leftovers after a vector loop run 1-3 times, but LLVM cannot know
 // that and unrolls and vectorises them into kilobytes of code, which V8 then recompiles with the
-// kernel (an eight-row dot product's tails were most of a 23 KB function). Clang only: GCC,
-// which builds the native tests, does not know the pragma.
+// kernel (an eight-row dot product's tails were most of a 23 KB function). WEBNX_NO_UNROLL
+// still lets LLVM vectorise. Clang only: GCC, which builds the native tests, does not know the
+// pragma.
 #ifdef __clang__
 #define WEBNX_PLAIN_LOOP _Pragma("clang loop unroll(disable) vectorize(disable)")
 #define WEBNX_NO_UNROLL _Pragma("clang loop unroll(disable)")
