@@ -17,7 +17,7 @@ const ConstantCache::Derived* ConstantCache::Find(const Tensor& source,
 }
 
 Status ConstantCache::Get(const Tensor& source, const std::string& kind, size_t floats,
-                          const Derive& derive, Tensor* out) {
+                          const Derive& derive, Tensor* out, Placement placement) {
   if (!initializers_.count(&source)) return DeriveConstant(source, floats, derive, out);
   if (const Derived* found = Find(source, &kind)) {
     *out = found->tensor;
@@ -29,7 +29,8 @@ Status ConstantCache::Get(const Tensor& source, const std::string& kind, size_t 
                   "a constant rewritten as '" + form->kind + "' was asked for as '" + kind + "'");
   }
   Derived d{&source, kind, Tensor(), false, -1};
-  d.rewritten = exclusive_.count(&source) && source.dtype == DType::kFloat32 && floats > 0 &&
+  d.rewritten = placement == Placement::kMayRewrite && exclusive_.count(&source) &&
+                source.dtype == DType::kFloat32 && floats > 0 &&
                 static_cast<int64_t>(floats) == source.numel();
   if (d.rewritten) {
     d.tensor = source;  // the same storage, and the holder keeping it alive

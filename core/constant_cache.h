@@ -30,11 +30,15 @@ class ConstantCache {
   // is final.
   void Init(const Graph& graph);
 
+  // Where a derived form may go: over its constant when only one node can see that and the
+  // sizes match, or always beside it (for a kernel that may still read the raw values).
+  enum class Placement { kMayRewrite, kBeside };
+
   // The form `kind` of float32 constant `source`, `floats` long: derived on the first request
   // when `source` is one of the graph's initializers (others, computed by a plan, live only as
   // long as it: derived anew). InternalError when `source` was rewritten as another kind.
   Status Get(const Tensor& source, const std::string& kind, size_t floats, const Derive& derive,
-             Tensor* out);
+             Tensor* out, Placement placement = Placement::kMayRewrite);
   // The kind `source` was rewritten as, or "" while it holds its own values.
   std::string RewrittenAs(const Tensor& source) const;
 

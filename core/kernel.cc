@@ -17,12 +17,13 @@ void PlanContext::SetOutput(int i, DType dtype, Shape shape) {
 }
 
 Status PlanContext::DerivedConstant(int i, const std::string& kind, size_t floats,
-                                    const ConstantCache::Derive& derive, Tensor* out) const {
+                                    const ConstantCache::Derive& derive, Tensor* out,
+                                    ConstantCache::Placement placement) const {
   const Tensor* source = constant(i);
   if (!source || source->dtype != DType::kFloat32) {
     return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
   }
-  if (constants_) return constants_->Get(*source, kind, floats, derive, out);
+  if (constants_) return constants_->Get(*source, kind, floats, derive, out, placement);
   return DeriveConstant(*source, floats, derive, out);
 }
 

@@ -43,8 +43,10 @@ class PlanContext {
   void set_constants(ConstantCache* constants) { constants_ = constants; }
   // Constant float32 input i in the form `kind`, `floats` long, that `derive` writes: made once
   // per session and shared by its plans, possibly over the input's own storage (ConstantCache).
-  Status DerivedConstant(int i, const std::string& kind, size_t floats,
-                         const ConstantCache::Derive& derive, Tensor* out) const;
+  Status DerivedConstant(
+      int i, const std::string& kind, size_t floats, const ConstantCache::Derive& derive,
+      Tensor* out,
+      ConstantCache::Placement placement = ConstantCache::Placement::kMayRewrite) const;
   // The kind constant input i was rewritten as, or "" while it holds its own values.
   std::string ConstantRewrittenAs(int i) const;
 

@@ -33,8 +33,12 @@ namespace {
 constexpr size_t kMaxSpatialRank = 3;
 // im2col works on bands of output rows whose column matrix stays near this size (1 MiB).
 constexpr int64_t kColBudgetFloats = int64_t{1} << 18;
-// The session's name for W packed per group as the GEMM's left matrix (PackLhs).
+// The session's names for W packed per group as the GEMM's left matrix (PackLhs), for its
+// Winograd transform (WinogradPackWeights) and for a depthwise W four channels at a time
+// (Depthwise4PackWeights).
 constexpr char kPackedLhs[] = "conv-gemm-lhs";
+constexpr char kWinogradWeights[] = "conv-winograd-f2x2-3x3";
+constexpr char kDepthwise4Weights[] = "conv-depthwise4";
 
 // Floor division for a positive divisor and any sign of numerator.
 int64_t FloorDiv(int64_t a, int64_t b) {
@@ -246,7 +250,7 @@ class ConvKernel : public Kernel {
     simd_ = true;
     weights_for_depthwise_ = w->ptr<float>();  // constants outlive every plan made from them
     if (path_ == ConvPath::kDirect) return PlanDepthwise(ctx);
-    if (!packed_in_place && PlanWinograd(w, ctx.threads())) {
+    if (!packed_in_place && PlanWinograd(ctx)) {
       return Tensor::AllocateUninitialized(
           DType::kFloat32, {winograd_scratch_floats_ * ctx.threads()}, &rhs_panels_);
     }
@@ -308,11 +312,15 @@ class ConvKernel : public Kernel {
     if (depthwise4_) {
       dw_planes_per_task_ = (dw_planes_per_task_ + 3) / 4 * 4;  // whole blocks of 4 channels
       const int channels = static_cast<int>(groups_);
-      WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-          DType::kFloat32,
-          {static_cast<int64_t>(simd::Depthwise4WeightFloats(depthwise_, channels))}, &packed_));
-      simd::Depthwise4PackWeights(depthwise_, channels, weights_for_depthwise_,
-                                  packed_.ptr<float>());
+      // Beside W (packing over it would leave nothing for the plane-at-a-time path that
+      // another input shape may take); taps and channels only, so one form per session.
+      const simd::DepthwiseShape shape = depthwise_;
+      const auto pack = [shape, channels](const float* from, float* to) {
+        simd::Depthwise4PackWeights(shape, channels, from, to);
+      };
+      WEBNX_RETURN_IF_ERROR(ctx.DerivedConstant(1, kDepthwise4Weights,
+                                                simd::Depthwise4WeightFloats(depthwise_, channels),
+                                                pack, &packed_, ConstantCache::Placement::kBeside));
       scratch = simd::Depthwise4ScratchFloats(depthwise_);
     } else {
       scratch = simd::DepthwiseScratchFloats(depthwise_);
@@ -452,7 +460,7 @@ class ConvKernel : public Kernel {
 
   // 3x3, stride 1, one group, enough channels for the transforms to pay: Winograd F(2x2, 3x3)
   // with its transformed weights in packed_.
-  bool PlanWinograd(const Tensor* w, int threads) {
+  bool PlanWinograd(const PlanContext& ctx) {
     winograd_ = false;
     const nn::WindowAxis& ah = axes_[1];
     const nn::WindowAxis& aw = axes_[2];
@@ -466,18 +474,20 @@ class ConvKernel : public Kernel {
         static_cast<int>(group_in_),    static_cast<int>(group_out_),  static_cast<int>(ah.in),
         static_cast<int>(aw.in),        static_cast<int>(ah.out),      static_cast<int>(aw.out),
         static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
-    if (!Tensor::AllocateUninitialized(
-             DType::kFloat32, {static_cast<int64_t>(simd::WinogradWeightFloats(winograd_shape_))},
-             &packed_)
-             .ok()) {
-      return false;  // the im2col path needs less memory
+    // The transform depends on the channels only: one form per session, whatever the shape.
+    const simd::WinogradShape shape = winograd_shape_;
+    const auto transform = [shape](const float* from, float* to) {
+      simd::WinogradPackWeights(shape, from, to);
+    };
+    const size_t floats = simd::WinogradWeightFloats(shape);
+    if (!ctx.DerivedConstant(1, kWinogradWeights, floats, transform, &packed_).ok()) {
+      return false;  // out of memory: the im2col path needs less
     }
-    simd::WinogradPackWeights(winograd_shape_, w->ptr<float>(), packed_.ptr<float>());
     winograd_scratch_floats_ = static_cast<int64_t>(simd::WinogradScratchFloats(winograd_shape_));
     winograd_tiles_ = simd::WinogradTiles(winograd_shape_);
     winograd_blocks_ =
         (winograd_tiles_ + simd::kWinogradTilesPerBlock - 1) / simd::kWinogradTilesPerBlock;
-    SplitRows(batch_ * winograd_blocks_, threads);
+    SplitRows(batch_ * winograd_blocks_, ctx.threads());
     col_ = Tensor();
     winograd_ = true;
     return true;

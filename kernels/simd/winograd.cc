@@ -185,38 +185,46 @@ size_t WinogradWeightFloats(const WinogradShape& s) {
   return 16 * UStride(s);
 }
 
-// Four output channels at a time, one per lane: the transformed weights of a panel of 4 rows
-// are one vector per (matrix, input channel), stored straight into the GEMM's packed layout
-// (PackLhs's: panel p at p * Cin, input channel ci at 4 * ci). Channels past Cout are zero.
-void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed) {
+namespace {
+
+// One panel: output channels [p, p + 4), one per lane, straight into the GEMM's packed layout
+// (PackLhs's: panel p at p * Cin, input channel ci at 4 * ci); channels past Cout are zero. A
+// call per panel rather than one loop over the layer: V8 swaps in optimised code only between
+// calls, and packing a ResNet's weights in the first plan ran 70 ms unoptimised.
+WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s, const float* w, int p,
+                                             float* packed) {
   const int cout = s.out_channels, cin = s.in_channels;
   const size_t ustride = UStride(s);
   const f32x4 half = Splat(0.5f);
-  for (int p = 0; p < cout; p += 4) {
-    const float* g[4];
+  const float* g[4];
+  for (int lane = 0; lane < 4; ++lane)
+    g[lane] = p + lane < cout ? w + static_cast<size_t>(p + lane) * cin * 9 : nullptr;
+  for (int ci = 0; ci < cin; ++ci) {
+    alignas(16) float taps[9][4];
     for (int lane = 0; lane < 4; ++lane)
-      g[lane] = p + lane < cout ? w + static_cast<size_t>(p + lane) * cin * 9 : nullptr;
-    for (int ci = 0; ci < cin; ++ci) {
-      alignas(16) float taps[9][4];
-      for (int lane = 0; lane < 4; ++lane)
-        for (int t = 0; t < 9; ++t) taps[t][lane] = g[lane] ? g[lane][ci * 9 + t] : 0.f;
-      // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
-      f32x4 gg[4][3];
-      for (int q = 0; q < 3; ++q) {
-        const f32x4 a = Load(taps[q]), b = Load(taps[3 + q]), c = Load(taps[6 + q]);
-        gg[0][q] = a;
-        gg[1][q] = Mul(half, Add(Add(a, b), c));
-        gg[2][q] = Mul(half, Add(Sub(a, b), c));
-        gg[3][q] = c;
-      }
-      float* dst = packed + static_cast<size_t>(p) * cin + static_cast<size_t>(ci) * 4;
-      for (int r = 0; r < 4; ++r) {
-        const f32x4 row[4] = {gg[r][0], Mul(half, Add(Add(gg[r][0], gg[r][1]), gg[r][2])),
-                              Mul(half, Add(Sub(gg[r][0], gg[r][1]), gg[r][2])), gg[r][2]};
-        for (int q = 0; q < 4; ++q) Store(dst + (r * 4 + q) * ustride, row[q]);
-      }
+      for (int t = 0; t < 9; ++t) taps[t][lane] = g[lane] ? g[lane][ci * 9 + t] : 0.f;
+    // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
+    f32x4 gg[4][3];
+    for (int q = 0; q < 3; ++q) {
+      const f32x4 a = Load(taps[q]), b = Load(taps[3 + q]), c = Load(taps[6 + q]);
+      gg[0][q] = a;
+      gg[1][q] = Mul(half, Add(Add(a, b), c));
+      gg[2][q] = Mul(half, Add(Sub(a, b), c));
+      gg[3][q] = c;
+    }
+    float* dst = packed + static_cast<size_t>(p) * cin + static_cast<size_t>(ci) * 4;
+    for (int r = 0; r < 4; ++r) {
+      const f32x4 row[4] = {gg[r][0], Mul(half, Add(Add(gg[r][0], gg[r][1]), gg[r][2])),
+                            Mul(half, Add(Sub(gg[r][0], gg[r][1]), gg[r][2])), gg[r][2]};
+      for (int q = 0; q < 4; ++q) Store(dst + (r * 4 + q) * ustride, row[q]);
     }
   }
+}
+
+}  // namespace
+
+void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed) {
+  for (int p = 0; p < s.out_channels; p += 4) PackWeightPanel(s, w, p, packed);
 }
 
 size_t WinogradScratchFloats(const WinogradShape& s) {

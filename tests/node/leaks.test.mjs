@@ -73,6 +73,7 @@ test('200 runs of MobileNetV2 leave the heap flat', async (t) => {
 
 // The 1x1 convs' weights are packed over their own storage, which the model's bytes provide:
 // no second copy while loading, none beside the packed weights after (2.2x the model before).
+// Only the depthwise weights get a packed copy beside them (1.7% of the model).
 test('a MobileNetV2 session holds its weights once', async (t) => {
   const bytes = await readFile(modelPath('mobilenet_v2.onnx'));
   const before = await used();
@@ -86,7 +87,7 @@ test('a MobileNetV2 session holds its weights once', async (t) => {
     `${running} (arena ${activationBytes}, packed in place ${packedInPlaceBytes}, beside ${packedWeightBytes})`);
   assert.ok(loaded <= bytes.length * 1.02, `loading holds ${loaded} bytes`);
   assert.ok(packedInPlaceBytes >= bytes.length / 2, `packed in place: ${packedInPlaceBytes} bytes`);
-  assert.equal(packedWeightBytes, 0);
+  assert.ok(packedWeightBytes <= bytes.length * 0.02, `packed beside the weights: ${packedWeightBytes} bytes`);
   assert.ok(running <= bytes.length * 1.65, `a running session holds ${running} bytes`);
   await session.release();
 });

@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "kernels/simd/dwconv4.h"
 #include "kernels/simd/gemm.h"
+#include "kernels/simd/winograd.h"
 #include "tests/unit/model_builder.h"
 #include "tests/unit/op_runner.h"
 
@@ -159,6 +161,97 @@ TEST(PackedWeights, UnpackLhsInvertsPackLhs) {
       simd::UnpackLhs(packed.data(), m, k, back.data());
       EXPECT_EQ(back, a) << m << "x" << k;
     }
+  }
+}
+
+// A 3x3 conv with pads 1 and 16+ channels each way takes Winograd F(2x2, 3x3): its transformed
+// weights are derived once per session, beside the weight (16/9 its size), whatever the shape.
+TEST(PackedWeights, WinogradWeightsAreMadeOncePerSession) {
+  constexpr int64_t kIn = 16, kOut = 20;
+  const std::vector<float> w = RandomFloats(kOut * kIn * 9, 11);
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {1, kIn, "H", "W"});
+  mb.FloatInit("W", {kOut, kIn, 3, 3}, w);
+  mb.Node("Conv", {"X", "W"}, {"Y"}, "conv").Ints("pads", {1, 1, 1, 1});
+  mb.Output("Y", kOnnxFloat, {1, kOut, "H", "W"});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
+  const simd::WinogradShape channels{kIn, kOut, 0, 0, 0, 0, 1, 1};
+  const size_t winograd_bytes = simd::WinogradWeightFloats(channels) * sizeof(float);
+  for (const auto& hw : std::vector<std::pair<int64_t, int64_t>>{{5, 7}, {9, 6}, {5, 7}}) {
+    const int64_t h = hw.first, wd = hw.second;
+    const std::vector<float> x = RandomFloats(kIn * h * wd, static_cast<uint32_t>(h * 10 + wd));
+    NamedTensor feed{"X", MakeFloat({1, kIn, h, wd}, x)};
+    std::vector<const Tensor*> outputs;
+    Status s = session->Run({feed}, &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (int64_t o = 0; o < kOut; ++o) {
+      for (int64_t i = 0; i < h; ++i) {
+        for (int64_t j = 0; j < wd; ++j) {
+          double acc = 0, scale = 0;
+          for (int64_t c = 0; c < kIn; ++c) {
+            for (int64_t ki = 0; ki < 3; ++ki) {
+              for (int64_t kj = 0; kj < 3; ++kj) {
+                const int64_t yi = i + ki - 1, xj = j + kj - 1;
+                if (yi < 0 || yi >= h || xj < 0 || xj >= wd) continue;
+                const double term = static_cast<double>(w[((o * kIn + c) * 3 + ki) * 3 + kj]) *
+                                    x[(c * h + yi) * wd + xj];
+                acc += term;
+                scale += std::fabs(term);
+              }
+            }
+          }
+          EXPECT_NEAR(outputs[0]->ptr<float>()[(o * h + i) * wd + j], acc, 1e-5 * (1 + scale))
+              << "channel " << o << " at " << i << "," << j << " of " << h << "x" << wd;
+        }
+      }
+    }
+    EXPECT_EQ(session->stats().packed_weight_bytes, winograd_bytes);
+    EXPECT_EQ(session->stats().packed_in_place_bytes, 0u);
+  }
+  EXPECT_EQ(session->stats().plans_built, 2u);
+}
+
+// A depthwise 3x3 conv packs W four channels at a time for planes up to 16 wide, once per
+// session and beside W: a 20-wide plane runs a plane at a time from W's own values.
+TEST(PackedWeights, DepthwiseWeightsArePackedOncePerSessionBesideW) {
+  constexpr int64_t kChannels = 8;
+  const std::vector<float> w = RandomFloats(kChannels * 9, 13);
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {1, kChannels, "H", "W"});
+  mb.FloatInit("W", {kChannels, 1, 3, 3}, w);
+  mb.Node("Conv", {"X", "W"}, {"Y"}, "dw").Int("group", kChannels).Ints("pads", {1, 1, 1, 1});
+  mb.Output("Y", kOnnxFloat, {1, kChannels, "H", "W"});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
+  const simd::DepthwiseShape taps{0, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 1};
+  const size_t packed_bytes = simd::Depthwise4WeightFloats(taps, kChannels) * sizeof(float);
+  for (const auto& hw : std::vector<std::pair<int64_t, int64_t>>{{5, 7}, {6, 9}, {4, 20}}) {
+    const int64_t h = hw.first, wd = hw.second;
+    const std::vector<float> x = RandomFloats(kChannels * h * wd, static_cast<uint32_t>(h + wd));
+    NamedTensor feed{"X", MakeFloat({1, kChannels, h, wd}, x)};
+    std::vector<const Tensor*> outputs;
+    Status s = session->Run({feed}, &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (int64_t c = 0; c < kChannels; ++c) {
+      for (int64_t i = 0; i < h; ++i) {
+        for (int64_t j = 0; j < wd; ++j) {
+          double acc = 0;
+          for (int64_t ki = 0; ki < 3; ++ki) {
+            for (int64_t kj = 0; kj < 3; ++kj) {
+              const int64_t yi = i + ki - 1, xj = j + kj - 1;
+              if (yi < 0 || yi >= h || xj < 0 || xj >= wd) continue;
+              acc += static_cast<double>(w[(c * 3 + ki) * 3 + kj]) * x[(c * h + yi) * wd + xj];
+            }
+          }
+          EXPECT_NEAR(outputs[0]->ptr<float>()[(c * h + i) * wd + j], acc,
+                      1e-5 * (1 + std::fabs(acc)))
+              << "channel " << c << " at " << i << "," << j << " of " << h << "x" << wd;
+        }
+      }
+    }
+    EXPECT_EQ(session->stats().packed_weight_bytes, packed_bytes);
+    EXPECT_EQ(session->stats().packed_in_place_bytes, 0u);
   }
 }
 
