@@ -62,6 +62,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   session->constants_.Init(session->rg_.graph);
   session->rg_.constants = &session->constants_;
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
+  session->PlanDeclaredShapes();
   *out = std::move(session);
   return Status::Ok();
 }
@@ -325,6 +326,32 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
     stats_.last_plan = (*plan)->stats();
     return Status::Ok();
   }
+}
+
+// A model whose inputs are all float tensors of fixed shape can only ever run at that shape:
+// its plan (packed weights, arena, fused steps) is made here rather than in the first run, as
+// the work create() is for. A plan that fails here fails again, with its message, in run().
+void Session::PlanDeclaredShapes() {
+  std::vector<Tensor> slots;
+  for (const ValueInfo& in : inputs()) {
+    if (!in.has_shape || in.dtype != DType::kFloat32) return;  // small ones may be specialised
+    Shape shape;
+    for (const Dim& d : in.dims) {
+      if (!d.fixed()) return;
+      shape.push_back(d.value);
+    }
+    int64_t numel = 0;
+    if (!ShapeNumel(shape, &numel) || numel <= kMaxSpecializedElements ||
+        !CheckShapeLimits(shape, DTypeSize(in.dtype), rg_.limits, in.name).ok()) {
+      return;
+    }
+    slots.push_back(Tensor::Borrow(in.dtype, shape, nullptr));  // planning reads shapes only
+  }
+  std::vector<const Tensor*> ordered;
+  for (const Tensor& t : slots) ordered.push_back(&t);
+  Plan* plan = nullptr;
+  const Status planned = GetPlan(ordered, &plan);
+  (void)planned;
 }
 
 Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,

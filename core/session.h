@@ -1,5 +1,6 @@
 // A loaded model ready to run: the resolved graph (constants folded once), input validation
-// and symbolic-dim binding, and a bounded cache of plans keyed by input shapes.
+// and symbolic-dim binding, and a bounded cache of plans keyed by input shapes (a model whose
+// inputs all have fixed shapes gets its one plan while it loads).
 #pragma once
 
 #include <cstdint>
@@ -82,6 +83,8 @@ class Session {
   Status CheckFeeds(const std::vector<NamedTensor>& feeds,
                     std::vector<const Tensor*>* ordered) const;
   Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);
+  // Plans a model whose inputs all have fixed shapes while it loads.
+  void PlanDeclaredShapes();
 
   ResolvedGraph rg_;
   ConstantCache constants_;  // packed weights, shared by the plans

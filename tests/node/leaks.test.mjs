@@ -72,12 +72,15 @@ test('200 runs of MobileNetV2 leave the heap flat', async (t) => {
 });
 
 // The 1x1 convs' weights are packed over their own storage, which the model's bytes provide:
-// no second copy while loading, none beside the packed weights after (2.2x the model before).
-// Only the depthwise weights get a packed copy beside them (1.7% of the model).
+// no second copy, none beside the packed weights (2.2x the model before). Only the depthwise
+// weights get a packed copy beside them (1.7% of the model). A fixed-shape model is planned
+// while it loads: its first run adds only the feed, which the plan keeps until the next run
+// (an output may alias it).
 test('a MobileNetV2 session holds its weights once', async (t) => {
   const bytes = await readFile(modelPath('mobilenet_v2.onnx'));
   const before = await used();
   const session = await InferenceSession.create(bytes, { numThreads: 1 });
+  t.after(() => session.release());
   const loaded = await used() - before;
   const name = session.inputNames[0];
   await session.run({ [name]: new Tensor('float32', seededFloats(3 * 224 * 224, 5), [1, 3, 224, 224]) });
@@ -85,11 +88,12 @@ test('a MobileNetV2 session holds its weights once', async (t) => {
   const { packedInPlaceBytes, packedWeightBytes, activationBytes } = session.stats;
   t.diagnostic(`model ${bytes.length} bytes; in use after load ${loaded}, after the first run ` +
     `${running} (arena ${activationBytes}, packed in place ${packedInPlaceBytes}, beside ${packedWeightBytes})`);
-  assert.ok(loaded <= bytes.length * 1.02, `loading holds ${loaded} bytes`);
+  assert.equal(session.stats.plansBuilt, 1);
+  const feedBytes = 3 * 224 * 224 * 4;
+  assert.ok(running - loaded <= feedBytes + BOUND, `the first run allocated ${running - loaded} bytes`);
   assert.ok(packedInPlaceBytes >= bytes.length / 2, `packed in place: ${packedInPlaceBytes} bytes`);
   assert.ok(packedWeightBytes <= bytes.length * 0.02, `packed beside the weights: ${packedWeightBytes} bytes`);
   assert.ok(running <= bytes.length * 1.65, `a running session holds ${running} bytes`);
-  await session.release();
 });
 
 test('10,000 failed loads leave the heap flat', async (t) => {

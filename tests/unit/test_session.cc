@@ -427,6 +427,69 @@ TEST(Session, ZeroCachedPlansMeansOne) {
   EXPECT_EQ(session->stats().plan_cache_hits, 1u);
 }
 
+// A model whose float inputs all have fixed shapes can only run at those: create() plans it.
+TEST(Session, FixedShapeModelIsPlannedWhileLoading) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2, 40});
+  b.FloatInit("W", {40, 3}, RandomFloats(120, 14));
+  b.Node("MatMul", {"X", "W"}, {"Y"}, "matmul");
+  b.Output("Y", kOnnxFloat, {2, 3});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+  EXPECT_EQ(session->stats().plans_built, 1u);
+  Tensor x = RandomFloat({2, 40}, 15);
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({Feed("X", x)}, &outputs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(session->stats().plans_built, 1u);
+  EXPECT_EQ(session->stats().plan_cache_hits, 1u);
+  ASSERT_EQ(outputs[0]->shape, (Shape{2, 3}));
+  const std::vector<float> w = RandomFloats(120, 14);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < 40; ++k) want += double{x.ptr<float>()[i * 40 + k]} * w[k * 3 + j];
+      EXPECT_NEAR(outputs[0]->ptr<float>()[i * 3 + j], want, 1e-5 * (1 + std::fabs(want)));
+    }
+  }
+}
+
+// Symbolic dims, or a small input a plan may specialise on: planned by the first run.
+TEST(Session, ModelsWithoutOneFixedShapeArePlannedByTheirFirstRun) {
+  for (const bool symbolic : {true, false}) {
+    ModelBuilder b;
+    if (symbolic) {
+      b.Input("X", kOnnxFloat, {"N", 40});
+    } else {
+      b.Input("X", kOnnxFloat, {2, 3});  // 6 elements: small enough to specialise on
+    }
+    b.Node("Relu", {"X"}, {"Y"}, "relu");
+    b.Output("Y", kOnnxFloat, {symbolic ? D("N") : D(2), symbolic ? D(40) : D(3)});
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+    EXPECT_EQ(session->stats().plans_built, 0u) << (symbolic ? "symbolic" : "small");
+  }
+}
+
+// The load-time plan fails on the model's own shapes: create() still succeeds, and every run
+// reports the failing node, as it would have without planning at load.
+TEST(Session, APlanThatFailsWhileLoadingFailsInRun) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {2, 40});
+  b.Int64Init("shape", {2}, {7, 7});
+  b.Node("Reshape", {"X", "shape"}, {"Y"}, "bad_reshape");
+  b.Output("Y", kOnnxFloat, {7, 7});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+  EXPECT_EQ(session->stats().plans_built, 0u);
+  for (int i = 0; i < 2; ++i) {
+    std::vector<const Tensor*> outputs;
+    Status s = session->Run({Feed("X", RandomFloat({2, 40}, 16))}, &outputs);
+    EXPECT_FALSE(s.ok());
+    EXPECT_TRUE(HasSubstr(s.message(), "bad_reshape")) << s.message();
+  }
+}
+
 // ---- Input validation
 
 TEST(Session, SymbolBoundToTwoSizesNamesBothInputs) {
