@@ -164,6 +164,14 @@ TEST(PackedWeights, UnpackLhsInvertsPackLhs) {
   }
 }
 
+// Runs `session` on input X (`shape`, holding `x`): its first output, or null after a failure.
+const Tensor* RunOnX(Session* session, const Shape& shape, const std::vector<float>& x) {
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({NamedTensor{"X", MakeFloat(shape, x)}}, &outputs);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return s.ok() ? outputs[0] : nullptr;
+}
+
 // A 3x3 conv with pads 1 and 16+ channels each way takes Winograd F(2x2, 3x3): its transformed
 // weights are derived once per session, beside the weight (16/9 its size), whatever the shape.
 TEST(PackedWeights, WinogradWeightsAreMadeOncePerSession) {
@@ -181,10 +189,8 @@ TEST(PackedWeights, WinogradWeightsAreMadeOncePerSession) {
   for (const auto& hw : std::vector<std::pair<int64_t, int64_t>>{{5, 7}, {9, 6}, {5, 7}}) {
     const int64_t h = hw.first, wd = hw.second;
     const std::vector<float> x = RandomFloats(kIn * h * wd, static_cast<uint32_t>(h * 10 + wd));
-    NamedTensor feed{"X", MakeFloat({1, kIn, h, wd}, x)};
-    std::vector<const Tensor*> outputs;
-    Status s = session->Run({feed}, &outputs);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    const Tensor* y = RunOnX(session.get(), {1, kIn, h, wd}, x);
+    ASSERT_NE(y, nullptr);
     for (int64_t o = 0; o < kOut; ++o) {
       for (int64_t i = 0; i < h; ++i) {
         for (int64_t j = 0; j < wd; ++j) {
@@ -201,7 +207,7 @@ TEST(PackedWeights, WinogradWeightsAreMadeOncePerSession) {
               }
             }
           }
-          EXPECT_NEAR(outputs[0]->ptr<float>()[(o * h + i) * wd + j], acc, 1e-5 * (1 + scale))
+          EXPECT_NEAR(y->ptr<float>()[(o * h + i) * wd + j], acc, 1e-5 * (1 + scale))
               << "channel " << o << " at " << i << "," << j << " of " << h << "x" << wd;
         }
       }
@@ -229,10 +235,8 @@ TEST(PackedWeights, DepthwiseWeightsArePackedOncePerSessionBesideW) {
   for (const auto& hw : std::vector<std::pair<int64_t, int64_t>>{{5, 7}, {6, 9}, {4, 20}}) {
     const int64_t h = hw.first, wd = hw.second;
     const std::vector<float> x = RandomFloats(kChannels * h * wd, static_cast<uint32_t>(h + wd));
-    NamedTensor feed{"X", MakeFloat({1, kChannels, h, wd}, x)};
-    std::vector<const Tensor*> outputs;
-    Status s = session->Run({feed}, &outputs);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    const Tensor* y = RunOnX(session.get(), {1, kChannels, h, wd}, x);
+    ASSERT_NE(y, nullptr);
     for (int64_t c = 0; c < kChannels; ++c) {
       for (int64_t i = 0; i < h; ++i) {
         for (int64_t j = 0; j < wd; ++j) {
@@ -244,8 +248,7 @@ TEST(PackedWeights, DepthwiseWeightsArePackedOncePerSessionBesideW) {
               acc += static_cast<double>(w[(c * 3 + ki) * 3 + kj]) * x[(c * h + yi) * wd + xj];
             }
           }
-          EXPECT_NEAR(outputs[0]->ptr<float>()[(c * h + i) * wd + j], acc,
-                      1e-5 * (1 + std::fabs(acc)))
+          EXPECT_NEAR(y->ptr<float>()[(c * h + i) * wd + j], acc, 1e-5 * (1 + std::fabs(acc)))
               << "channel " << c << " at " << i << "," << j << " of " << h << "x" << wd;
         }
       }
