@@ -334,7 +334,8 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
 void Session::PlanDeclaredShapes() {
   std::vector<Tensor> slots;
   for (const ValueInfo& in : inputs()) {
-    if (!in.has_shape || in.dtype != DType::kFloat32) return;  // small ones may be specialised
+    // Integer inputs may be shape-like: plans specialise on their values.
+    if (!in.has_shape || in.dtype != DType::kFloat32) return;
     Shape shape;
     for (const Dim& d : in.dims) {
       if (!d.fixed()) return;
