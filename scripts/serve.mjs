@@ -57,10 +57,11 @@ async function modelIndex(dir) {
 }
 
 // mounts: { '/prefix/': '/abs/dir', … }; '/' redirects to `home`. isolated: false leaves out
-// COOP/COEP, as on most hosting, to check the single-threaded fallback.
-export function createServer(mounts = REPO_MOUNTS, { home = '/web/', isolated = true } = {}) {
+// COOP/COEP, as on most hosting, to check the single-threaded fallback; headers are added to
+// every response (say a Content-Security-Policy).
+export function createServer(mounts = REPO_MOUNTS, { home = '/web/', isolated = true, headers = {} } = {}) {
   const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
-  const ISOLATION = isolated ? ISOLATION_HEADERS : { 'Cache-Control': 'no-store' };
+  const ISOLATION = { ...(isolated ? ISOLATION_HEADERS : { 'Cache-Control': 'no-store' }), ...headers };
   const notFound = (res, urlPath) => sendNotFound(res, urlPath, ISOLATION);
   return http.createServer(async (req, res) => {
     let urlPath;

@@ -91,6 +91,23 @@ for (const [label, url] of [
   });
 }
 
+// A page whose policy allows no eval or new Function, only WebAssembly compilation: the runtime's
+// JS (Emscripten's embind glue) must not generate code (-sDYNAMIC_EXECUTION=0).
+test('Chromium, Vite build under a Content-Security-Policy without unsafe-eval, direct and worker: true', async () => {
+  const strict = await startServer({ '/vite/': path.join(work, 'vite-dist'), '/models/': path.dirname(MODEL) }, {
+    home: '/vite/index.html',
+    headers: { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'" },
+  });
+  try {
+    for (const query of ['', '?worker']) {
+      const out = await pageOutput(`${strict.url}/vite/index.html${query}`);
+      assert.ok(relativeMaxError(out, reference) <= 1e-4, `${query}: relative error ${relativeMaxError(out, reference)}`);
+    }
+  } finally {
+    await strict.close();
+  }
+});
+
 test('vite dev server (no config), direct and worker: true: MobileNetV2 matches onnxruntime-node', async () => {
   // The models come from a middleware; everything else is Vite's dev pipeline.
   const models = {
