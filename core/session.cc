@@ -341,18 +341,15 @@ void Session::PlanDeclaredShapes() {
       if (!d.fixed()) return;
       shape.push_back(d.value);
     }
-    int64_t numel = 0;
-    if (!ShapeNumel(shape, &numel) || numel <= kMaxSpecializedElements ||
-        !CheckShapeLimits(shape, DTypeSize(in.dtype), rg_.limits, in.name).ok()) {
-      return;
-    }
-    slots.push_back(Tensor::Borrow(in.dtype, shape, nullptr));  // planning reads shapes only
+    if (!CheckShapeLimits(shape, DTypeSize(in.dtype), rg_.limits, in.name).ok()) return;
+    Tensor slot = Tensor::Borrow(in.dtype, shape, nullptr);  // planning reads shapes only
+    if (Specialize(slot, /*float_needed=*/true)) return;     // a plan may need its values
+    slots.push_back(std::move(slot));
   }
   std::vector<const Tensor*> ordered;
   for (const Tensor& t : slots) ordered.push_back(&t);
   Plan* plan = nullptr;
-  const Status planned = GetPlan(ordered, &plan);
-  (void)planned;
+  if (!GetPlan(ordered, &plan).ok()) return;  // run() plans again and reports the error
 }
 
 Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,

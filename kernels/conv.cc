@@ -314,8 +314,7 @@ class ConvKernel : public Kernel {
       const int channels = static_cast<int>(groups_);
       // Beside W (packing over it would leave nothing for the plane-at-a-time path that
       // another input shape may take); taps and channels only, so one form per session.
-      const simd::DepthwiseShape shape = depthwise_;
-      const auto pack = [shape, channels](const float* from, float* to) {
+      const auto pack = [shape = depthwise_, channels](const float* from, float* to) {
         simd::Depthwise4PackWeights(shape, channels, from, to);
       };
       WEBNX_RETURN_IF_ERROR(ctx.DerivedConstant(1, kDepthwise4Weights,
@@ -475,11 +474,10 @@ class ConvKernel : public Kernel {
         static_cast<int>(aw.in),        static_cast<int>(ah.out),      static_cast<int>(aw.out),
         static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
     // The transform depends on the channels only: one form per session, whatever the shape.
-    const simd::WinogradShape shape = winograd_shape_;
-    const auto transform = [shape](const float* from, float* to) {
+    const auto transform = [shape = winograd_shape_](const float* from, float* to) {
       simd::WinogradPackWeights(shape, from, to);
     };
-    const size_t floats = simd::WinogradWeightFloats(shape);
+    const size_t floats = simd::WinogradWeightFloats(winograd_shape_);
     if (!ctx.DerivedConstant(1, kWinogradWeights, floats, transform, &packed_).ok()) {
       return false;  // out of memory: the im2col path needs less
     }

@@ -61,8 +61,8 @@ async function modelIndex(dir) {
 // every response (say a Content-Security-Policy).
 export function createServer(mounts = REPO_MOUNTS, { home = '/web/', isolated = true, headers = {} } = {}) {
   const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
-  const ISOLATION = { ...(isolated ? ISOLATION_HEADERS : { 'Cache-Control': 'no-store' }), ...headers };
-  const notFound = (res, urlPath) => sendNotFound(res, urlPath, ISOLATION);
+  const HEADERS = { ...(isolated ? ISOLATION_HEADERS : { 'Cache-Control': 'no-store' }), ...headers };
+  const notFound = (res, urlPath) => sendNotFound(res, urlPath, HEADERS);
   return http.createServer(async (req, res) => {
     let urlPath;
     try {
@@ -71,16 +71,16 @@ export function createServer(mounts = REPO_MOUNTS, { home = '/web/', isolated = 
       return notFound(res, '');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, ISOLATION);
+      res.writeHead(405, HEADERS);
       return res.end();
     }
     if (urlPath === '/' && home !== '/') {
-      res.writeHead(302, { ...ISOLATION, Location: home });
+      res.writeHead(302, { ...HEADERS, Location: home });
       return res.end();
     }
     if (mounts['/models/'] && urlPath === '/models/index.json') {
       const body = JSON.stringify(await modelIndex(mounts['/models/']));
-      res.writeHead(200, { ...ISOLATION, 'Content-Type': 'application/json' });
+      res.writeHead(200, { ...HEADERS, 'Content-Type': 'application/json' });
       return res.end(body);
     }
     const prefix = prefixes.find((p) => urlPath.startsWith(p));
@@ -95,7 +95,7 @@ export function createServer(mounts = REPO_MOUNTS, { home = '/web/', isolated = 
     }
     if (!info?.isFile()) return notFound(res, urlPath);
     res.writeHead(200, {
-      ...ISOLATION,
+      ...HEADERS,
       'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
       'Content-Length': info.size,
     });

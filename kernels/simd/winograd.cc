@@ -175,18 +175,6 @@ void TransformOutputs(const WinogradShape& s, const float* m, int first, int cou
   }
 }
 
-}  // namespace
-
-int WinogradTiles(const WinogradShape& s) {
-  return ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
-}
-
-size_t WinogradWeightFloats(const WinogradShape& s) {
-  return 16 * UStride(s);
-}
-
-namespace {
-
 // One panel: output channels [p, p + 4), one per lane, straight into the GEMM's packed layout
 // (PackLhs's: panel p at p * Cin, input channel ci at 4 * ci); channels past Cout are zero. A
 // call per panel rather than one loop over the layer: V8 swaps in optimised code only between
@@ -222,6 +210,14 @@ WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s, const float
 }
 
 }  // namespace
+
+int WinogradTiles(const WinogradShape& s) {
+  return ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
+}
+
+size_t WinogradWeightFloats(const WinogradShape& s) {
+  return 16 * UStride(s);
+}
 
 void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed) {
   for (int p = 0; p < s.out_channels; p += 4) PackWeightPanel(s, w, p, packed);

@@ -429,9 +429,10 @@ TEST(Session, ZeroCachedPlansMeansOne) {
 
 // A model whose float inputs all have fixed shapes can only run at those: create() plans it.
 TEST(Session, FixedShapeModelIsPlannedWhileLoading) {
+  const std::vector<float> w = RandomFloats(120, 14);
   ModelBuilder b;
   b.Input("X", kOnnxFloat, {2, 40});
-  b.FloatInit("W", {40, 3}, RandomFloats(120, 14));
+  b.FloatInit("W", {40, 3}, w);
   b.Node("MatMul", {"X", "W"}, {"Y"}, "matmul");
   b.Output("Y", kOnnxFloat, {2, 3});
   std::unique_ptr<Session> session;
@@ -444,7 +445,6 @@ TEST(Session, FixedShapeModelIsPlannedWhileLoading) {
   EXPECT_EQ(session->stats().plans_built, 1u);
   EXPECT_EQ(session->stats().plan_cache_hits, 1u);
   ASSERT_EQ(outputs[0]->shape, (Shape{2, 3}));
-  const std::vector<float> w = RandomFloats(120, 14);
   for (int64_t i = 0; i < 2; ++i) {
     for (int64_t j = 0; j < 3; ++j) {
       double want = 0;
