@@ -9,6 +9,7 @@ thread_local bool in_task = false;
 // The threaded wasm build's pthread workers, started by its JS before any session: a thread
 // beyond them would wait for a worker the blocked main thread cannot start.
 std::atomic<int> workers_started{0};
+std::atomic<uint64_t> helper_joins{0};
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 constexpr bool kHaveThreads = false;
@@ -34,6 +35,10 @@ int ThreadPool::MaxThreads() {
 
 void ThreadPool::SetWorkersStarted(int count) {
   workers_started.store(std::max(0, count));
+}
+
+uint64_t ThreadPool::HelperJoins() {
+  return helper_joins.load(std::memory_order_relaxed);
 }
 
 ThreadPool::~ThreadPool() {
@@ -92,6 +97,7 @@ void ThreadPool::WorkerLoop() {
       if (stopping_) return;
       seen = generation_.load();
       slot = ++joined_;  // 1..participants: indexes the job's per-thread scratch
+      helper_joins.fetch_add(1, std::memory_order_relaxed);
       active_.fetch_add(1);
     }
     Work(slot);

@@ -27,6 +27,8 @@ class ThreadPool {
   // 1 + the pthread workers its runtime started, which SetWorkersStarted reports).
   static int MaxThreads();
   static void SetWorkersStarted(int count);
+  // Jobs the workers have joined, all pools and sessions together: shows they take part.
+  static uint64_t HelperJoins();
 
   // Runs fn for every task in [0, tasks) on up to `threads` participants (the caller included)
   // and returns when all are done. Calls from inside a task run inline.

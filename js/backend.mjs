@@ -55,7 +55,7 @@ export function getThreadedRuntime() {
     // Found like webnx.wasm (bundlers see the literal URL; env.wasmPaths folders hold mt/ too).
     const variant = { file: 'mt/webnx-mt.wasm', defaultUrl: new URL('../dist/mt/webnx-mt.wasm', import.meta.url) };
     // Workers for every core but the caller's, at most MAX_DEFAULT_THREADS - 1: each one loads
-    // and instantiates the module before the runtime is ready.
+    // and instantiates the module, while the runtime starts and the model loads.
     const workers = cores().then((n) => Math.max(1, Math.min(MAX_DEFAULT_THREADS, n) - 1));
     threadedRuntime = Promise.all([import('../dist/mt/webnx-mt.mjs'), workers])
       .then(([module, webnxWorkers]) => loadRuntime(module.default, variant, { webnxWorkers })
@@ -64,16 +64,44 @@ export function getThreadedRuntime() {
           return runtime;
         }))
       .then((runtime) => {
-        if (isNode && runtime.PThread) {
-          for (const worker of [...runtime.PThread.unusedWorkers, ...runtime.PThread.runningWorkers]) {
-            worker.unref?.();
+        // Unref'd only once loaded: an unref'd worker's messages do not keep Node waiting.
+        runtime.webnxWorkersLoaded = workersLoaded(runtime.PThread).then(() => {
+          if (isNode && runtime.PThread) {
+            for (const worker of [...runtime.PThread.unusedWorkers, ...runtime.PThread.runningWorkers]) {
+              worker.unref?.();
+            }
           }
-        }
+        });
         return runtime;
       });
     threadedRuntime.catch(() => { threadedRuntime = null; });
   }
   return threadedRuntime;
+}
+
+// Resolves once every pool worker has loaded the module, or failed to. The threaded build does
+// not wait for them (-sPTHREAD_POOL_DELAY_LOAD), so they load while the model does; a session
+// waits for this before it is ready, since a thread started on a worker still loading begins
+// only when the event loop next turns, which back-to-back runs may never let it do.
+function workersLoaded(pthreads) {
+  const loading = (pthreads?.unusedWorkers ?? []).filter((worker) => !worker.loaded);
+  return Promise.all(loading.map((worker) => new Promise((resolve) => {
+    // Emscripten calls these properties for every message and error, in Node too.
+    const { onmessage, onerror } = worker;
+    const done = () => {
+      worker.onmessage = onmessage;
+      worker.onerror = onerror;
+      resolve();
+    };
+    worker.onmessage = (e) => {
+      onmessage?.call(worker, e);
+      if (worker.loaded) done();
+    };
+    worker.onerror = (e) => {
+      done();
+      onerror?.call(worker, e);
+    };
+  })));
 }
 
 // Records which build the last session loaded ('wasm' or 'wasm-mt').

@@ -91,6 +91,7 @@ export class InferenceSession {
       wasm.delete();
       throw error;
     }
+    await runtime.webnxWorkersLoaded;  // threaded build: its workers loaded beside the model
     return new InferenceSession(runtime, wasm);
   }
 

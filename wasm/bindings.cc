@@ -282,6 +282,8 @@ EMSCRIPTEN_BINDINGS(webnx) {
   emscripten::function("warmUpKernels", &simd::WarmUpKernels);
   emscripten::function("heapStats", &HeapStats);
   emscripten::function("setWorkersStarted", &ThreadPool::SetWorkersStarted);
+  emscripten::function(
+      "threadPoolHelperJoins", +[] { return static_cast<double>(ThreadPool::HelperJoins()); });
 }
 
 }  // namespace webnx

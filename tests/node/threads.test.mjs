@@ -50,6 +50,22 @@ console.log(env.backend);`;
   console.log(`threaded script exited after ${Date.now() - started} ms`);
 });
 
+// The runtime does not wait for its workers to load; a session does, so its threads start with
+// its first run even when runs follow each other without a turn of the event loop (a thread
+// started on a worker still loading would begin only at such a turn).
+test('a fresh process\'s first threaded session has its workers taking part in back-to-back runs', async () => {
+  const index = pathToFileURL(`${repoRoot}/js/index.mjs`).href;
+  const backend = pathToFileURL(`${repoRoot}/js/backend.mjs`).href;
+  const script = `import { InferenceSession, Tensor } from ${JSON.stringify(index)};
+import { getThreadedRuntime } from ${JSON.stringify(backend)};
+const s = await InferenceSession.create(${JSON.stringify(modelPath('mobilenet_v2.onnx'))}, { numThreads: 2 });
+const x = new Tensor('float32', new Float32Array(3 * 224 * 224).fill(0.5), [1, 3, 224, 224]);
+for (let i = 0; i < 3; i++) await s.run({ [s.inputNames[0]]: x });
+console.log((await getThreadedRuntime()).threadPoolHelperJoins());`;
+  const { stdout } = await run('node', ['--input-type=module', '-e', script], { timeout: 60_000 });
+  assert.ok(Number(stdout.trim()) > 0, `the pool's workers joined ${stdout.trim()} jobs`);
+});
+
 test('the threaded build starts a worker per core but the caller\'s (1-3) and caps numThreads there', async () => {
   const cores = os.availableParallelism?.() ?? os.cpus().length;
   const workers = Math.max(1, Math.min(4, cores) - 1);
