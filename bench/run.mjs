@@ -7,7 +7,7 @@
 // and model (0: none).
 //
 // usage: node bench/run.mjs [--models build/models] [--only mobilenet_v2,...] [--runs 30]
-//                           [--warmup 5] [--cold 3] [--layers] [--threads 1]
+//                           [--warmup 5] [--cold 5] [--layers] [--threads 1]
 //                           [--runtimes webnx,ort-web,ort-node] [--save results.json]
 // Several threads per runtime: use bench/threads.mjs, which runs each runtime in a process of
 // its own (idle thread pools that spin steal the cores) and prints the speed-ups.
@@ -25,7 +25,8 @@ const opt = (name, fallback) => option(argv, name, fallback);
 const modelsDir = opt('models', path.join(here, '../build/models'));
 const runs = Number(opt('runs', 30));
 const warmup = Number(opt('warmup', 5));
-const coldReps = Number(opt('cold', 3));
+// 5: a cold first run over its median varies by 2x from process to process on this VM.
+const coldReps = Number(opt('cold', 5));
 const showLayers = argv.includes('--layers');
 // Threads per runtime. Multi-threaded runtimes must not share a process (idle thread pools
 // that spin steal the cores), so with --threads > 1 pick one runtime per process (--runtimes).
