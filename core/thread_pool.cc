@@ -6,7 +6,7 @@ namespace webnx {
 namespace {
 
 thread_local bool in_task = false;
-// The threaded wasm build's pthread workers, started by its JS before any session: a thread
+// The threaded wasm build's pthread workers, loaded by its JS before a session is ready: a thread
 // beyond them would wait for a worker the blocked main thread cannot start.
 std::atomic<int> workers_started{0};
 std::atomic<uint64_t> helper_joins{0};
