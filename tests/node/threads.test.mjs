@@ -38,15 +38,22 @@ for (const name of ZOO) {
   });
 }
 
+// The package's module `file` as an import specifier for a script's source.
+const moduleSpecifier = (file) => JSON.stringify(pathToFileURL(`${repoRoot}/js/${file}`).href);
+
+// Runs an ES module script in a fresh Node process; resolves to what it printed, trimmed.
+async function freshNode(script, timeout) {
+  const { stdout } = await run('node', ['--input-type=module', '-e', script], { timeout });
+  return stdout.trim();
+}
+
 test('a script using the threaded build exits by itself', async () => {
-  const index = pathToFileURL(`${repoRoot}/js/index.mjs`).href;
-  const script = `import { InferenceSession, Tensor, env } from ${JSON.stringify(index)};
+  const script = `import { InferenceSession, Tensor, env } from ${moduleSpecifier('index.mjs')};
 const s = await InferenceSession.create(${JSON.stringify(`${repoRoot}/examples/digits/digits_mobilenet.onnx`)}, { numThreads: 2 });
 await s.run({ input: new Tensor('float32', new Float32Array(64), [1, 1, 8, 8]) });
 console.log(env.backend);`;
   const started = Date.now();
-  const { stdout } = await run('node', ['--input-type=module', '-e', script], { timeout: 20_000 });
-  assert.equal(stdout.trim(), 'wasm-mt');
+  assert.equal(await freshNode(script, 20_000), 'wasm-mt');
   console.log(`threaded script exited after ${Date.now() - started} ms`);
 });
 
@@ -54,16 +61,14 @@ console.log(env.backend);`;
 // its first run even when runs follow each other without a turn of the event loop (a thread
 // started on a worker still loading would begin only at such a turn).
 test('a fresh process\'s first threaded session has its workers taking part in back-to-back runs', async () => {
-  const index = pathToFileURL(`${repoRoot}/js/index.mjs`).href;
-  const backend = pathToFileURL(`${repoRoot}/js/backend.mjs`).href;
-  const script = `import { InferenceSession, Tensor } from ${JSON.stringify(index)};
-import { getThreadedRuntime } from ${JSON.stringify(backend)};
+  const script = `import { InferenceSession, Tensor } from ${moduleSpecifier('index.mjs')};
+import { getThreadedRuntime } from ${moduleSpecifier('backend.mjs')};
 const s = await InferenceSession.create(${JSON.stringify(modelPath('mobilenet_v2.onnx'))}, { numThreads: 2 });
 const x = new Tensor('float32', new Float32Array(3 * 224 * 224).fill(0.5), [1, 3, 224, 224]);
 for (let i = 0; i < 3; i++) await s.run({ [s.inputNames[0]]: x });
 console.log((await getThreadedRuntime()).threadPoolHelperJoins());`;
-  const { stdout } = await run('node', ['--input-type=module', '-e', script], { timeout: 60_000 });
-  assert.ok(Number(stdout.trim()) > 0, `the pool's workers joined ${stdout.trim()} jobs`);
+  const joins = await freshNode(script, 60_000);
+  assert.ok(Number(joins) > 0, `the pool's workers joined ${joins} jobs`);
 });
 
 test('the threaded build starts a worker per core but the caller\'s (1-3) and caps numThreads there', async () => {
