@@ -39,6 +39,17 @@ class ConstantCache {
   // long as it: derived anew). InternalError when `source` was rewritten as another kind.
   Status Get(const Tensor& source, const std::string& kind, size_t floats, const Derive& derive,
              Tensor* out, Placement placement = Placement::kMayRewrite);
+  // A form bigger than its constant, `floats` long, in two parts. Where kMayRewrite would
+  // rewrite a constant of the same size, as many whole granules (`granule` floats each) as fit
+  // go over the constant (`head`) and the rest into new storage (`tail`), so the session holds
+  // the constant's bytes once plus the excess; otherwise `head` holds the whole form (all its
+  // granules, the last maybe short) and `tail` is empty. derive(from, head, head_granules, tail)
+  // writes both; the tail is allocated before anything is written over the constant.
+  using DeriveSplit =
+      std::function<void(const float* from, float* head, size_t head_granules, float* tail)>;
+  Status GetSplit(const Tensor& source, const std::string& kind, size_t floats, size_t granule,
+                  const DeriveSplit& derive, Tensor* head, Tensor* tail);
+
   // The kind `source` was rewritten as, or "" while it holds its own values.
   std::string RewrittenAs(const Tensor& source) const;
 
@@ -50,10 +61,15 @@ class ConstantCache {
     const Tensor* source;
     std::string kind;
     Tensor tensor;
+    Tensor tail;     // a split form's second part (GetSplit)
     bool rewritten;  // `tensor` is the source's own storage
     long next;       // the source's next form in derived_, or -1
   };
   const Derived* Find(const Tensor& source, const std::string* kind) const;
+  // Whether a form of `source` may be written over it: only one node sees it.
+  bool MayRewrite(const Tensor& source) const;
+  Status CheckNotRewritten(const Tensor& source, const std::string& kind) const;
+  void Remember(Derived d);
 
   InitializerSet initializers_;
   InitializerSet exclusive_;  // those only one node can see

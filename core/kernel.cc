@@ -27,6 +27,18 @@ Status PlanContext::DerivedConstant(int i, const std::string& kind, size_t float
   return DeriveConstant(*source, floats, derive, out);
 }
 
+Status PlanContext::DerivedSplitConstant(int i, const std::string& kind, size_t floats,
+                                         size_t granule, const ConstantCache::DeriveSplit& derive,
+                                         Tensor* head, Tensor* tail) const {
+  const Tensor* source = constant(i);
+  if (!source || source->dtype != DType::kFloat32) {
+    return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
+  }
+  if (constants_) return constants_->GetSplit(*source, kind, floats, granule, derive, head, tail);
+  ConstantCache uncached;  // knows no initializer: derives into new storage
+  return uncached.GetSplit(*source, kind, floats, granule, derive, head, tail);
+}
+
 std::string PlanContext::ConstantRewrittenAs(int i) const {
   const Tensor* source = constant(i);
   return source && constants_ ? constants_->RewrittenAs(*source) : std::string();

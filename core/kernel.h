@@ -47,6 +47,10 @@ class PlanContext {
       int i, const std::string& kind, size_t floats, const ConstantCache::Derive& derive,
       Tensor* out,
       ConstantCache::Placement placement = ConstantCache::Placement::kMayRewrite) const;
+  // The same for a form in two parts (ConstantCache::GetSplit).
+  Status DerivedSplitConstant(int i, const std::string& kind, size_t floats, size_t granule,
+                              const ConstantCache::DeriveSplit& derive, Tensor* head,
+                              Tensor* tail) const;
   // The kind constant input i was rewritten as, or "" while it holds its own values.
   std::string ConstantRewrittenAs(int i) const;
 

@@ -230,6 +230,7 @@ class ConvKernel : public Kernel {
     simd_ = false;
     winograd_ = false;
     packed_ = Tensor();
+    winograd_tail_ = Tensor();
     unpacked_w_ = Tensor();
     bias_.clear();
     const Tensor* w = ctx.constant(1);
@@ -239,9 +240,16 @@ class ConvKernel : public Kernel {
     const int k = static_cast<int>(std::min<int64_t>(group_in_ * kernel_size_, INT32_MAX));
     // An earlier plan packed W over its own storage: the packed path needs nothing else, any
     // other gets W back in a copy of its own.
-    const bool packed_in_place = ctx.ConstantRewrittenAs(1) == kPackedLhs;
+    const std::string rewritten = ctx.ConstantRewrittenAs(1);
+    const bool packed_in_place = rewritten == kPackedLhs;
     if (!w || !two_d || !fits_int || path_ == ConvPath::kBiasOnly ||
         (path_ == ConvPath::kDirect && group_out_ != 1)) {  // last: depthwise multiplier > 1
+      // Only a plane past int32 leads here after a plan took Winograd.
+      if (rewritten == kWinogradWeights) {
+        return ctx.Error(ErrorCode::kOutOfMemory,
+                         "an output plane this big needs the scalar conv, and an earlier plan "
+                         "transformed W for Winograd over its own storage");
+      }
       return packed_in_place ? UnpackWeights(*w, k) : Status::Ok();
     }
     if (const Tensor* b = has_bias_ ? ctx.constant(2) : nullptr) {
@@ -458,7 +466,7 @@ class ConvKernel : public Kernel {
   }
 
   // 3x3, stride 1, one group, enough channels for the transforms to pay: Winograd F(2x2, 3x3)
-  // with its transformed weights in packed_.
+  // with its transformed weights in packed_ (and winograd_tail_: see simd::WinogradWeights).
   bool PlanWinograd(const PlanContext& ctx) {
     winograd_ = false;
     const nn::WindowAxis& ah = axes_[1];
@@ -473,14 +481,24 @@ class ConvKernel : public Kernel {
         static_cast<int>(group_in_),    static_cast<int>(group_out_),  static_cast<int>(ah.in),
         static_cast<int>(aw.in),        static_cast<int>(ah.out),      static_cast<int>(aw.out),
         static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
-    // The transform depends on the channels only: one form per session, whatever the shape.
-    const auto transform = [shape = winograd_shape_](const float* from, float* to) {
-      simd::WinogradPackWeights(shape, from, to);
+    // The transform depends on the channels only: one form per session, whatever the shape. A
+    // W only this conv reads takes 9/16 of it; the rest goes beside (ResNet18: 38 of 67 MB).
+    const auto transform = [shape = winograd_shape_](const float* from, float* head,
+                                                     size_t head_groups, float* tail) {
+      simd::WinogradPackWeights(shape, from, head, static_cast<int>(head_groups), tail);
     };
-    const size_t floats = simd::WinogradWeightFloats(winograd_shape_);
-    if (!ctx.DerivedConstant(1, kWinogradWeights, floats, transform, &packed_).ok()) {
+    if (!ctx.DerivedSplitConstant(1, kWinogradWeights, simd::WinogradWeightFloats(winograd_shape_),
+                                  simd::WinogradGroupFloats(winograd_shape_), transform, &packed_,
+                                  &winograd_tail_)
+             .ok()) {
       return false;  // out of memory: the im2col path needs less
     }
+    const int whole_groups =  // in packed_, when the tail holds the others
+        static_cast<int>(packed_.numel() / simd::WinogradGroupFloats(winograd_shape_));
+    winograd_weights_ = simd::WinogradWeights{
+        packed_.ptr<float>(),
+        winograd_tail_.data ? whole_groups : simd::WinogradGroups(winograd_shape_),
+        winograd_tail_.ptr<float>()};
     winograd_scratch_floats_ = static_cast<int64_t>(simd::WinogradScratchFloats(winograd_shape_));
     winograd_tiles_ = simd::WinogradTiles(winograd_shape_);
     winograd_blocks_ =
@@ -508,10 +526,9 @@ class ConvKernel : public Kernel {
       ep.min = clamp_lo_;
       ep.max = clamp_hi_;
       ep.addend = addend ? addend + image * out_channels_ * out_plane_ : nullptr;
-      simd::WinogradBlock(winograd_shape_, x + image * in_channels_ * in_plane_,
-                          packed_.ptr<float>(), first,
-                          std::min(simd::kWinogradTilesPerBlock, winograd_tiles_ - first), row0,
-                          rows, ep, y + image * out_channels_ * out_plane_,
+      simd::WinogradBlock(winograd_shape_, x + image * in_channels_ * in_plane_, winograd_weights_,
+                          first, std::min(simd::kWinogradTilesPerBlock, winograd_tiles_ - first),
+                          row0, rows, ep, y + image * out_channels_ * out_plane_,
                           rhs_panels_.ptr<float>() + slot * winograd_scratch_floats_);
     });
   }
@@ -812,6 +829,8 @@ class ConvKernel : public Kernel {
   int64_t dw_scratch_floats_ = 0;
   int64_t panel_floats_ = 0;  // rhs_panels_ floats per thread
   bool winograd_ = false;  // 3x3 stride 1: F(2x2, 3x3), weights in packed_, scratch in rhs_panels_
+  Tensor winograd_tail_;   // the transformed weights' groups that do not fit over W
+  simd::WinogradWeights winograd_weights_{};  // in packed_ and winograd_tail_
   simd::WinogradShape winograd_shape_{};
   int64_t winograd_scratch_floats_ = 0;
   int winograd_tiles_ = 0;                // output tiles per image

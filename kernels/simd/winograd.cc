@@ -1,6 +1,8 @@
 #include "kernels/simd/winograd.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "kernels/simd/vec.h"
 
@@ -16,9 +18,6 @@ size_t VStride(const WinogradShape& s) {
 }
 size_t MStride(const WinogradShape& s) {
   return static_cast<size_t>(s.out_channels) * kT;
-}
-size_t UStride(const WinogradShape& s) {
-  return PackedLhsSize(s.out_channels, s.in_channels);
 }
 
 // B^T d B for one 4x4 patch, B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]. Works on floats
@@ -175,22 +174,20 @@ void TransformOutputs(const WinogradShape& s, const float* m, int first, int cou
   }
 }
 
-// One panel: output channels [p, p + 4), one per lane, straight into the GEMM's packed layout
-// (PackLhs's: panel p at p * Cin, input channel ci at 4 * ci); channels past Cout are zero. A
+// One panel: four output channels, one per lane, from `lanes` rows of W (Cin * 9 floats apart)
+// into `panel`: matrix xi at xi * matrix, input channel ci at 4 * ci (PackLhs's layout). A
 // call per panel rather than one loop over the layer: V8 swaps in optimised code only between
 // calls, and packing a ResNet's weights in the first plan ran 70 ms unoptimised.
-WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s, const float* w, int p,
-                                             float* packed) {
-  const int cout = s.out_channels, cin = s.in_channels;
-  const size_t ustride = UStride(s);
+WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s, const float* rows, int lanes,
+                                             size_t matrix, float* panel) {
+  const int cin = s.in_channels;
   const f32x4 half = Splat(0.5f);
-  const float* g[4];
-  for (int lane = 0; lane < 4; ++lane)
-    g[lane] = p + lane < cout ? w + static_cast<size_t>(p + lane) * cin * 9 : nullptr;
   for (int ci = 0; ci < cin; ++ci) {
     alignas(16) float taps[9][4];
-    for (int lane = 0; lane < 4; ++lane)
-      for (int t = 0; t < 9; ++t) taps[t][lane] = g[lane] ? g[lane][ci * 9 + t] : 0.f;
+    for (int lane = 0; lane < 4; ++lane) {
+      const float* g = rows + static_cast<size_t>(lane) * cin * 9 + static_cast<size_t>(ci) * 9;
+      for (int t = 0; t < 9; ++t) taps[t][lane] = lane < lanes ? g[t] : 0.f;
+    }
     // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
     f32x4 gg[4][3];
     for (int q = 0; q < 3; ++q) {
@@ -200,11 +197,11 @@ WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s, const float
       gg[2][q] = Mul(half, Add(Sub(a, b), c));
       gg[3][q] = c;
     }
-    float* dst = packed + static_cast<size_t>(p) * cin + static_cast<size_t>(ci) * 4;
+    float* dst = panel + static_cast<size_t>(ci) * 4;
     for (int r = 0; r < 4; ++r) {
       const f32x4 row[4] = {gg[r][0], Mul(half, Add(Add(gg[r][0], gg[r][1]), gg[r][2])),
                             Mul(half, Add(Sub(gg[r][0], gg[r][1]), gg[r][2])), gg[r][2]};
-      for (int q = 0; q < 4; ++q) Store(dst + (r * 4 + q) * ustride, row[q]);
+      for (int q = 0; q < 4; ++q) Store(dst + (r * 4 + q) * matrix, row[q]);
     }
   }
 }
@@ -215,30 +212,75 @@ int WinogradTiles(const WinogradShape& s) {
   return ((s.out_h + 1) / 2) * ((s.out_w + 1) / 2);
 }
 
-size_t WinogradWeightFloats(const WinogradShape& s) {
-  return 16 * UStride(s);
+int WinogradGroups(const WinogradShape& s) {
+  const int panels = (s.out_channels + 3) / 4;
+  return (panels + kWinogradGroupPanels - 1) / kWinogradGroupPanels;
 }
 
-void WinogradPackWeights(const WinogradShape& s, const float* w, float* packed) {
-  for (int p = 0; p < s.out_channels; p += 4) PackWeightPanel(s, w, p, packed);
+size_t WinogradGroupFloats(const WinogradShape& s) {
+  return static_cast<size_t>(16 * 4 * kWinogradGroupPanels) * s.in_channels;
+}
+
+size_t WinogradWeightFloats(const WinogradShape& s) {
+  return static_cast<size_t>(16) * PackedLhsSize(s.out_channels, s.in_channels);
+}
+
+void WinogradPackWeights(const WinogradShape& s, const float* w, float* head, int head_groups,
+                         float* tail) {
+  const size_t row_floats = static_cast<size_t>(s.in_channels) * 9;
+  const size_t panel_matrix = static_cast<size_t>(4) * s.in_channels;  // one panel's, one xi's
+  std::vector<float> copied;
+  const auto pack_group = [&](int g, float* group) {
+    const int first = g * kWinogradGroupPanels * 4;  // output channel
+    const int rows = std::min(kWinogradGroupPanels * 4, s.out_channels - first);
+    const int panels = (rows + 3) / 4;
+    const float* from = w + first * row_floats;
+    const auto at = [](const void* f) { return reinterpret_cast<uintptr_t>(f); };
+    if (at(group) < at(from + rows * row_floats) &&
+        at(from) < at(group + panels * 16 * panel_matrix)) {
+      copied.assign(from, from + rows * row_floats);  // the group lands on its own rows
+      from = copied.data();
+    }
+    for (int p = 0; p < panels; ++p) {
+      PackWeightPanel(s, from + 4 * p * row_floats, std::min(4, rows - 4 * p),
+                      panels * panel_matrix, group + p * panel_matrix);
+    }
+  };
+  const size_t group_floats = WinogradGroupFloats(s);
+  for (int g = head_groups; g < WinogradGroups(s); ++g)
+    pack_group(g, tail + (g - head_groups) * group_floats);
+  for (int g = head_groups - 1; g >= 0; --g) pack_group(g, head + g * group_floats);
 }
 
 size_t WinogradScratchFloats(const WinogradShape& s) {
   return 16 * (VStride(s) + MStride(s));
 }
 
-void WinogradBlock(const WinogradShape& s, const float* x, const float* packed_weights, int first,
-                   int count, int row0, int rows, const GemmEpilogue& epilogue, float* y,
+void WinogradBlock(const WinogradShape& s, const float* x, const WinogradWeights& weights,
+                   int first, int count, int row0, int rows, const GemmEpilogue& epilogue, float* y,
                    float* scratch) {
   float* v = scratch;
   float* m = scratch + 16 * VStride(s);
   TransformInputs(s, x, first, count, v);
   const GemmEpilogue none;
-  const size_t a_offset = static_cast<size_t>(row0) * s.in_channels;  // PackLhs's panel row0 / 4
-  const size_t m_offset = static_cast<size_t>(row0) * kT;
+  const size_t group_floats = WinogradGroupFloats(s);
+  const int group_rows = 4 * kWinogradGroupPanels;
   for (int xi = 0; xi < 16; ++xi) {
-    GemmPacked(rows, count, s.in_channels, packed_weights + xi * UStride(s) + a_offset,
-               v + xi * VStride(s), m + xi * MStride(s) + m_offset, kT, none);
+    // The channels' rows group by group: in each, matrix xi is a run of packed panels.
+    for (int r = row0, end = row0 + rows; r < end;) {
+      const int g = r / group_rows;
+      const int group_end = std::min((g + 1) * group_rows, s.out_channels);
+      const int group_panels = (group_end - g * group_rows + 3) / 4;
+      const float* group = g < weights.head_groups
+                               ? weights.head + g * group_floats
+                               : weights.tail + (g - weights.head_groups) * group_floats;
+      const float* a = group + (static_cast<size_t>(xi) * group_panels * 4 + (r - g * group_rows)) *
+                                   s.in_channels;
+      const int part_end = std::min(end, group_end);
+      GemmPacked(part_end - r, count, s.in_channels, a, v + xi * VStride(s),
+                 m + xi * MStride(s) + static_cast<size_t>(r) * kT, kT, none);
+      r = part_end;
+    }
   }
   TransformOutputs(s, m, first, count, row0, row0 + rows, epilogue, y);
 }

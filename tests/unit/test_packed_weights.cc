@@ -2,6 +2,7 @@
 // packed over the weight's own storage only when nothing else can see that storage.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/simd/dwconv4.h"
@@ -172,50 +173,103 @@ const Tensor* RunOnX(Session* session, const Shape& shape, const std::vector<flo
   return s.ok() ? outputs[0] : nullptr;
 }
 
+// The Winograd transform over W's own storage writes what it writes beside W, for every split
+// of its groups between W's storage (head) and new storage (tail): groups that land on their
+// own rows, a last group short of eight panels and a last panel short of four channels
+// included.
+TEST(PackedWeights, WinogradWeightsOverTheirOwnStorageMatchThoseBeside) {
+  for (const auto& io : std::vector<std::pair<int, int>>{
+           {3, 72}, {16, 100}, {5, 64}, {17, 33}, {1, 130}, {2, 250}}) {
+    const simd::WinogradShape s{io.first, io.second, 0, 0, 0, 0, 1, 1};
+    const size_t w_floats = static_cast<size_t>(io.first) * io.second * 9;
+    const size_t group = simd::WinogradGroupFloats(s);
+    const size_t total = simd::WinogradWeightFloats(s);
+    const int fit = static_cast<int>(w_floats / group);
+    ASSERT_LT(fit * group, total);  // 16/9 of W does not fit in W
+    const std::vector<float> w =
+        RandomFloats(w_floats, static_cast<uint32_t>(io.first * io.second));
+    std::vector<float> beside(total);
+    simd::WinogradPackWeights(s, w.data(), beside.data(), simd::WinogradGroups(s), nullptr);
+    for (int head_groups = 0; head_groups <= fit; ++head_groups) {
+      std::vector<float> storage = w;
+      std::vector<float> tail(total - head_groups * group);
+      simd::WinogradPackWeights(s, storage.data(), storage.data(), head_groups, tail.data());
+      const size_t head_floats = head_groups * group;
+      EXPECT_TRUE(std::equal(storage.begin(), storage.begin() + head_floats, beside.begin()))
+          << io.first << " -> " << io.second << " channels, " << head_groups << " groups over W";
+      EXPECT_TRUE(std::equal(tail.begin(), tail.end(), beside.begin() + head_floats))
+          << io.first << " -> " << io.second << " channels, " << head_groups << " groups over W";
+    }
+  }
+}
+
 // A 3x3 conv with pads 1 and 16+ channels each way takes Winograd F(2x2, 3x3): its transformed
-// weights are derived once per session, beside the weight (16/9 its size), whatever the shape.
-TEST(PackedWeights, WinogradWeightsAreMadeOncePerSession) {
-  constexpr int64_t kIn = 16, kOut = 20;
-  const std::vector<float> w = RandomFloats(kOut * kIn * 9, 11);
+// weights are derived once per session, whatever the shape, 16/9 W's size (more when Cout is
+// no multiple of 4). When only the conv reads W, the panels that fit go over W's own storage
+// and the rest beside it; a W two convs read keeps its values, the whole form beside it.
+void CheckWinogradWeights(int64_t out_channels, int convs) {
+  constexpr int64_t kIn = 16;
+  SCOPED_TRACE(std::to_string(out_channels) + " output channels, " + std::to_string(convs) +
+               " convs");
+  const std::vector<float> w = RandomFloats(out_channels * kIn * 9, 11);
   ModelBuilder mb;
   mb.Input("X", kOnnxFloat, {1, kIn, "H", "W"});
-  mb.FloatInit("W", {kOut, kIn, 3, 3}, w);
-  mb.Node("Conv", {"X", "W"}, {"Y"}, "conv").Ints("pads", {1, 1, 1, 1});
-  mb.Output("Y", kOnnxFloat, {1, kOut, "H", "W"});
+  mb.FloatInit("W", {out_channels, kIn, 3, 3}, w);
+  for (int i = 0; i < convs; ++i) {
+    const std::string y = "Y" + std::to_string(i);
+    mb.Node("Conv", {"X", "W"}, {y}, "conv" + std::to_string(i)).Ints("pads", {1, 1, 1, 1});
+    mb.Output(y, kOnnxFloat, {1, out_channels, "H", "W"});
+  }
   std::unique_ptr<Session> session;
   ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
-  const simd::WinogradShape channels{kIn, kOut, 0, 0, 0, 0, 1, 1};
-  const size_t winograd_bytes = simd::WinogradWeightFloats(channels) * sizeof(float);
+  const simd::WinogradShape channels{kIn, static_cast<int>(out_channels), 0, 0, 0, 0, 1, 1};
+  const size_t group_bytes = simd::WinogradGroupFloats(channels) * sizeof(float);
+  const size_t in_place_bytes =
+      convs == 1 ? w.size() * sizeof(float) / group_bytes * group_bytes : 0;
+  ASSERT_TRUE(convs > 1 || in_place_bytes > 0);
+  const size_t beside_bytes = simd::WinogradWeightFloats(channels) * sizeof(float) - in_place_bytes;
   for (const auto& hw : std::vector<std::pair<int64_t, int64_t>>{{5, 7}, {9, 6}, {5, 7}}) {
     const int64_t h = hw.first, wd = hw.second;
     const std::vector<float> x = RandomFloats(kIn * h * wd, static_cast<uint32_t>(h * 10 + wd));
-    const Tensor* y = RunOnX(session.get(), {1, kIn, h, wd}, x);
-    ASSERT_NE(y, nullptr);
-    for (int64_t o = 0; o < kOut; ++o) {
-      for (int64_t i = 0; i < h; ++i) {
-        for (int64_t j = 0; j < wd; ++j) {
-          double acc = 0, scale = 0;
-          for (int64_t c = 0; c < kIn; ++c) {
-            for (int64_t ki = 0; ki < 3; ++ki) {
-              for (int64_t kj = 0; kj < 3; ++kj) {
-                const int64_t yi = i + ki - 1, xj = j + kj - 1;
-                if (yi < 0 || yi >= h || xj < 0 || xj >= wd) continue;
-                const double term = static_cast<double>(w[((o * kIn + c) * 3 + ki) * 3 + kj]) *
-                                    x[(c * h + yi) * wd + xj];
-                acc += term;
-                scale += std::fabs(term);
+    std::vector<const Tensor*> outputs;
+    const Status status = session->Run({NamedTensor{"X", MakeFloat({1, kIn, h, wd}, x)}}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    for (const Tensor* y : outputs) {
+      for (int64_t o = 0; o < out_channels; ++o) {
+        for (int64_t i = 0; i < h; ++i) {
+          for (int64_t j = 0; j < wd; ++j) {
+            double acc = 0, scale = 0;
+            for (int64_t c = 0; c < kIn; ++c) {
+              for (int64_t ki = 0; ki < 3; ++ki) {
+                for (int64_t kj = 0; kj < 3; ++kj) {
+                  const int64_t yi = i + ki - 1, xj = j + kj - 1;
+                  if (yi < 0 || yi >= h || xj < 0 || xj >= wd) continue;
+                  const double term = static_cast<double>(w[((o * kIn + c) * 3 + ki) * 3 + kj]) *
+                                      x[(c * h + yi) * wd + xj];
+                  acc += term;
+                  scale += std::fabs(term);
+                }
               }
             }
+            ASSERT_NEAR(y->ptr<float>()[(o * h + i) * wd + j], acc, 1e-5 * (1 + scale))
+                << "channel " << o << " at " << i << "," << j << " of " << h << "x" << wd;
           }
-          EXPECT_NEAR(y->ptr<float>()[(o * h + i) * wd + j], acc, 1e-5 * (1 + scale))
-              << "channel " << o << " at " << i << "," << j << " of " << h << "x" << wd;
         }
       }
     }
-    EXPECT_EQ(session->stats().packed_weight_bytes, winograd_bytes);
-    EXPECT_EQ(session->stats().packed_in_place_bytes, 0u);
+    EXPECT_EQ(session->stats().packed_weight_bytes, beside_bytes);
+    EXPECT_EQ(session->stats().packed_in_place_bytes, in_place_bytes);
   }
   EXPECT_EQ(session->stats().plans_built, 2u);
+}
+
+TEST(PackedWeights, WinogradWeightsAreMadeOncePerSessionPartlyOverW) {
+  CheckWinogradWeights(72, 1);  // 3 groups of panels: 1 over W, 2 beside (the last of 2 panels)
+  CheckWinogradWeights(70, 1);  // the last panel short of four channels
+}
+
+TEST(PackedWeights, WinogradWeightsOfAWeightTwoConvsReadAreMadeBesideIt) {
+  CheckWinogradWeights(72, 2);
 }
 
 // A depthwise 3x3 conv packs W four channels at a time for planes up to 16 wide, once per
