@@ -185,8 +185,12 @@ WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s, const float
   for (int ci = 0; ci < cin; ++ci) {
     alignas(16) float taps[9][4];
     for (int lane = 0; lane < 4; ++lane) {
+      if (lane >= lanes) {  // channels past Cout
+        for (int t = 0; t < 9; ++t) taps[t][lane] = 0.f;
+        continue;
+      }
       const float* g = rows + static_cast<size_t>(lane) * cin * 9 + static_cast<size_t>(ci) * 9;
-      for (int t = 0; t < 9; ++t) taps[t][lane] = lane < lanes ? g[t] : 0.f;
+      for (int t = 0; t < 9; ++t) taps[t][lane] = g[t];
     }
     // U = G g G^T, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1].
     f32x4 gg[4][3];
