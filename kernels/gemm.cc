@@ -1,4 +1,6 @@
-// Gemm (Y = alpha * op(A) * op(B) + beta * C) and MatMul (numpy matmul), both on GemmRef.
+// Gemm (Y = alpha * op(A) * op(B) + beta * C) and MatMul (numpy matmul) on the packed GEMM
+// microkernels (kernels/packed_matmul.h); a classifier's few rows against a constant B^T on dot
+// products (GemmTransposedRhs); GemmRef, the scalar reference, only past int32 sizes.
 #include "kernels/simd/gemm.h"
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
+#include "kernels/packed_matmul.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
@@ -51,8 +54,9 @@ class GemmKernel : public Kernel {
     }
     WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, {m_, n_}, "output"));
     if (has_c_) WEBNX_RETURN_IF_ERROR(PlanBias(ctx));
-    WEBNX_RETURN_IF_ERROR(PackConstantB(ctx));
     PlanDotPath(ctx);
+    if (!dot_path_ && product_.Plan(m_, n_, k_, trans_a_, trans_b_, ctx.threads()))
+      WEBNX_RETURN_IF_ERROR(product_.Allocate());
     ctx.SetOutput(0, DType::kFloat32, {m_, n_});
     return Status::Ok();
   }
@@ -85,11 +89,6 @@ class GemmKernel : public Kernel {
       return Status::Ok();
     }
     RunGeneral(ctx);
-    float* out = ctx.output(0).ptr<float>();
-    if (clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY) {
-      for (int64_t i = 0; i < m_ * n_; ++i)
-        out[i] = std::min(std::max(out[i], clamp_lo_), clamp_hi_);
-    }
     return Status::Ok();
   }
 
@@ -112,17 +111,20 @@ class GemmKernel : public Kernel {
 
   void RunGeneral(RunContext& ctx) {
     const float* a = ctx.input(0).ptr<float>();
-    const float* b = packed_b_.data ? packed_b_.ptr<float>() : ctx.input(1).ptr<float>();
-    const bool trans_b = packed_b_.data ? false : trans_b_;
+    const float* b = ctx.input(1).ptr<float>();
     float* y = ctx.output(0).ptr<float>();
-    float beta = 0.f;
-    if (has_c_ && beta_ != 0.f) {
-      FillBias(ctx.input(2).ptr<float>(), y);
-      beta = 1.f;
+    const bool add_c = has_c_ && beta_ != 0.f;
+    if (add_c) FillBias(ctx.input(2).ptr<float>(), y);
+    if (product_.planned()) {
+      product_.Run(ctx, a, b, alpha_, add_c, clamp_lo_, clamp_hi_, y);
+      return;
     }
     const int64_t lda = trans_a_ ? m_ : k_;
-    const int64_t ldb = trans_b ? k_ : n_;
-    GemmRef(trans_a_, trans_b, m_, n_, k_, alpha_, a, lda, b, ldb, beta, y, n_);
+    const int64_t ldb = trans_b_ ? k_ : n_;
+    GemmRef(trans_a_, trans_b_, m_, n_, k_, alpha_, a, lda, b, ldb, add_c ? 1.f : 0.f, y, n_);
+    if (clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY) {
+      for (int64_t i = 0; i < m_ * n_; ++i) y[i] = std::min(std::max(y[i], clamp_lo_), clamp_hi_);
+    }
   }
 
   // C broadcasts unidirectionally to [M, N]: each of its (at most two) dims is 1 or matches.
@@ -146,17 +148,6 @@ class GemmKernel : public Kernel {
     return Status::Ok();
   }
 
-  // A constant transposed B is transposed once here so Run takes the row-major path, which
-  // reuses each B row across four rows of A; a single row of A is as fast with dot products.
-  Status PackConstantB(PlanContext& ctx) {
-    packed_b_ = Tensor();
-    const Tensor* b = ctx.constant(1);
-    if (!trans_b_ || b == nullptr || m_ < 4 || n_ * k_ == 0) return Status::Ok();
-    WEBNX_RETURN_IF_ERROR(Tensor::Allocate(DType::kFloat32, {k_, n_}, &packed_b_));
-    TransposeMatrix(b->ptr<float>(), n_, k_, packed_b_.ptr<float>());
-    return Status::Ok();
-  }
-
   void FillBias(const float* c, float* y) const {
     for (int64_t i = 0; i < m_; ++i) {
       const float* crow = c + i * c_row_stride_;
@@ -172,7 +163,7 @@ class GemmKernel : public Kernel {
   float beta_ = 1.f;
   int64_t m_ = 0, n_ = 0, k_ = 0;
   int64_t c_row_stride_ = 0, c_col_stride_ = 0;       // element strides of C over Y's rows/cols
-  Tensor packed_b_;                                   // B transposed to k x n, when B is constant
+  PackedMatMul product_;                              // the general path
   bool dot_path_ = false;                             // see PlanDotPath
   std::vector<float> dot_bias_;                       // beta * C per column, for the dot path
   float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
@@ -216,7 +207,11 @@ class MatMulKernel : public Kernel {
     ctx.SetOutput(0, DType::kFloat32, out);
     // An empty output needs no work; otherwise its batch, M and N bound everything below.
     skip_run_ = nn::DimProduct(out, 0, out.size()) == 0;
-    if (!skip_run_) PlanBatches(a_batch, b_batch, batch);
+    if (skip_run_) return Status::Ok();
+    PlanBatches(a_batch, b_batch, batch);
+    const int64_t rows = fold_batches_ ? batches_ * m_ : m_;
+    if (product_.Plan(rows, n_, k_, false, false, ctx.threads()))
+      WEBNX_RETURN_IF_ERROR(product_.Allocate());
     return Status::Ok();
   }
 
@@ -226,14 +221,13 @@ class MatMulKernel : public Kernel {
     float* y = ctx.output(0).ptr<float>();
     if (skip_run_) return Status::Ok();
     if (fold_batches_) {
-      GemmRef(false, false, batches_ * m_, n_, k_, 1.f, a, k_, b, n_, 0.f, y, n_);
+      Product(ctx, batches_ * m_, a, b, y);
       return Status::Ok();
     }
     std::fill(index_.begin(), index_.end(), 0);
     int64_t a_off = 0, b_off = 0;
     for (int64_t i = 0; i < batches_; ++i) {
-      GemmRef(false, false, m_, n_, k_, 1.f, a + a_off, k_, b + b_off, n_, 0.f, y + i * m_ * n_,
-              n_);
+      Product(ctx, m_, a + a_off, b + b_off, y + i * m_ * n_);
       for (size_t d = index_.size(); d-- > 0;) {
         a_off += a_strides_[d];
         b_off += b_strides_[d];
@@ -247,6 +241,15 @@ class MatMulKernel : public Kernel {
   }
 
  private:
+  // One rows x n product of row-major matrices.
+  void Product(const RunContext& ctx, int64_t rows, const float* a, const float* b, float* y) {
+    if (product_.planned()) {
+      product_.Run(ctx, a, b, 1.f, false, -INFINITY, INFINITY, y);
+    } else {
+      GemmRef(false, false, rows, n_, k_, 1.f, a, k_, b, n_, 0.f, y, n_);
+    }
+  }
+
   static Status BroadcastBatch(const PlanContext& ctx, const Shape& a, const Shape& b, Shape* out) {
     const size_t rank = std::max(a.size(), b.size());
     out->assign(rank, 1);
@@ -295,6 +298,7 @@ class MatMulKernel : public Kernel {
   Shape batch_dims_;
   std::vector<int64_t> a_strides_, b_strides_;
   std::vector<int64_t> index_;  // batch odometer
+  PackedMatMul product_;        // unless a size passes int32
 };
 
 }  // namespace

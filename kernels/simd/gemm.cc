@@ -246,6 +246,22 @@ void PackLhs(const float* a, int m, int k, int lda, float* packed) {
   }
 }
 
+void PackLhsTransposed(const float* a, int m, int k, int lda, float* packed) {
+  for (int p = 0; p < m; p += kGemmMr) {
+    const float* column = a + p;  // rows p..p+3 of op(A) are 4 floats of each stored row
+    if (p + kGemmMr <= m) {
+      for (int kk = 0; kk < k; ++kk, packed += kGemmMr)
+        Store(packed, Load(column + static_cast<size_t>(kk) * lda));
+      continue;
+    }
+    WEBNX_PLAIN_LOOP
+    for (int kk = 0; kk < k; ++kk) {
+      for (int r = 0; r < kGemmMr; ++r)
+        *packed++ = p + r < m ? column[static_cast<size_t>(kk) * lda + r] : 0.f;
+    }
+  }
+}
+
 void PackLhsInPlace(float* a, int m, int k) {
   std::unique_ptr<float[]> rows(new float[static_cast<size_t>(kGemmMr) * k]);
   const size_t panel = static_cast<size_t>(kGemmMr) * k;
@@ -283,6 +299,18 @@ void PackRhs(const float* b, int k, int n, int ldb, float* packed) {
         for (int t = 0; t < kGemmNr; ++t) packed[t] = t < cols ? src[t] : 0.f;
       }
       packed += kGemmNr;
+    }
+  }
+}
+
+void PackRhsTransposed(const float* b, int k, int n, int ldb, float* packed) {
+  for (int j = 0; j < n; j += kGemmNr) {
+    const int cols = std::min(kGemmNr, n - j);
+    const float* rows = b + static_cast<size_t>(j) * ldb;  // column j + c of op(B) is row c
+    WEBNX_PLAIN_LOOP
+    for (int kk = 0; kk < k; ++kk, packed += kGemmNr) {
+      for (int c = 0; c < kGemmNr; ++c)
+        packed[c] = c < cols ? rows[static_cast<size_t>(c) * ldb + kk] : 0.f;
     }
   }
 }

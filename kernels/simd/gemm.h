@@ -31,6 +31,8 @@ void PackLhs(const float* a, int m, int k, int lda, float* packed);
 // PackLhs over the matrix's own storage (lda k, m a multiple of kGemmMr: the packed form is then
 // the same size): each panel's rows are copied out before the panel is written.
 void PackLhsInPlace(float* a, int m, int k);
+// PackLhs for A stored transposed: k x m, lda floats per stored row.
+void PackLhsTransposed(const float* a, int m, int k, int lda, float* packed);
 // The inverse: the m x k row-major matrix (lda k) back from PackLhs's layout.
 void UnpackLhs(const float* packed, int m, int k, float* a);
 
@@ -38,6 +40,8 @@ void UnpackLhs(const float* packed, int m, int k, float* a);
 size_t PackedRhsSize(int k, int n);
 // Panel p holds, for each k, columns [p*Nr, p*Nr+Nr) of row k; columns past N are zero.
 void PackRhs(const float* b, int k, int n, int ldb, float* packed);
+// PackRhs for B stored transposed: n x k, ldb floats per stored row.
+void PackRhsTransposed(const float* b, int k, int n, int ldb, float* packed);
 
 // C[i][j] = act(clamp(bias[i] + sum_k A[i][k] * B[k][j] + addend[i][j])) for i < M, j < N, both
 // operands packed.

@@ -71,7 +71,7 @@ Attribute StringAttr(std::string v) {
 
 Status RunOp(const std::string& op_type, int opset, const std::vector<OpInput>& inputs,
              const std::map<std::string, Attribute>& attrs, int num_outputs,
-             std::vector<Tensor>* outputs) {
+             std::vector<Tensor>* outputs, int threads) {
   const OpRegistry& registry = OpRegistry::Default();
   int version = registry.Resolve("", op_type, opset);
   if (version == 0) {
@@ -95,6 +95,7 @@ Status RunOp(const std::string& op_type, int opset, const std::vector<OpInput>& 
   for (int i = 0; i < num_outputs; ++i) node.outputs.push_back("out" + std::to_string(i));
   std::unique_ptr<Kernel> kernel = registry.Create("", op_type);
   PlanContext ctx(node, version, planned_ptrs);
+  ctx.set_threads(threads);
   WEBNX_RETURN_IF_ERROR(kernel->Plan(ctx));
   WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
   outputs->assign(num_outputs, Tensor());
@@ -104,7 +105,7 @@ Status RunOp(const std::string& op_type, int opset, const std::vector<OpInput>& 
     WEBNX_RETURN_IF_ERROR(Tensor::Allocate(pv.dtype, pv.shape, &(*outputs)[i]));
     run_outputs.push_back(&(*outputs)[i]);
   }
-  RunContext run(run_inputs, run_outputs);
+  RunContext run(run_inputs, run_outputs, threads);
   WEBNX_RETURN_IF_ERROR(kernel->Run(run));
   // A view's output points into its input: share the input's storage, as the planner does.
   const int alias = kernel->OutputAliasesInput();

@@ -30,10 +30,11 @@ struct OpInput {
 };
 
 // Runs `op_type` at `opset` on the inputs; fills outputs. The Status is whatever Plan or Run
-// returned (or UnsupportedOperator when the registry lacks the op at that opset).
+// returned (or UnsupportedOperator when the registry lacks the op at that opset). `threads`:
+// what the plan sizes its scratch for and the run may use.
 Status RunOp(const std::string& op_type, int opset, const std::vector<OpInput>& inputs,
              const std::map<std::string, Attribute>& attrs, int num_outputs,
-             std::vector<Tensor>* outputs);
+             std::vector<Tensor>* outputs, int threads = 1);
 
 // Convenience: all inputs non-constant, one output; fails the test on error.
 Tensor RunOk(const std::string& op_type, int opset, const std::vector<Tensor>& inputs,

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
+#include "kernels/gemm_ref.h"
 #include "tests/unit/op_runner.h"
 
 namespace webnx {
@@ -183,6 +185,46 @@ TEST(Gemm, Errors) {
   // Wrongly typed attribute.
   EXPECT_EQ(RunOp("Gemm", 13, {{a}, {b}}, {{"alpha", IntAttr(1)}}, 1, &out).code(),
             ErrorCode::kMalformedModel);
+}
+
+// Products run on the packed microkernels (kernels/packed_matmul.h): checked against GemmRef,
+// their scalar twin, on odd sizes (row, column and k tails; column blocks; every transpose;
+// alpha, beta and C) on 1 and 3 threads, which split blocks and rows.
+TEST(Gemm, PackedPathMatchesGemmRef) {
+  uint32_t seed = 500;
+  for (int threads : {1, 3}) {
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                           {3, 20, 9},
+                           {4, 1, 1},
+                           {5, 9, 3},
+                           {13, 7, 33},
+                           {33, 100, 17},
+                           {8, 300, 130},
+                           {70, 13, 600}}) {
+      for (int ta = 0; ta < 2; ++ta) {
+        for (int tb = 0; tb < 2; ++tb) {
+          Tensor a = RandomFloat(ta ? Shape{k, m} : Shape{m, k}, seed++);
+          Tensor b = RandomFloat(tb ? Shape{n, k} : Shape{k, n}, seed++);
+          Tensor c = RandomFloat({m, n}, seed++);
+          std::vector<Tensor> out;
+          Status s = RunOp("Gemm", 13, {{a}, {b, (m + n) % 2 == 0}, {c}},
+                           {{"transA", IntAttr(ta)},
+                            {"transB", IntAttr(tb)},
+                            {"alpha", FloatAttr(0.5f)},
+                            {"beta", FloatAttr(2.f)}},
+                           1, &out, threads);
+          ASSERT_TRUE(s.ok()) << s.ToString();
+          std::vector<float> want(c.ptr<float>(), c.ptr<float>() + m * n);
+          GemmRef(ta, tb, m, n, k, 0.5f, a.ptr<float>(), ta ? m : k, b.ptr<float>(), tb ? k : n,
+                  2.f, want.data(), n);
+          SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                       " ta=" + std::to_string(ta) + " tb=" + std::to_string(tb) +
+                       " threads=" + std::to_string(threads));
+          ExpectAllNear(out[0], MakeFloat({m, n}, want), 1e-5f);
+        }
+      }
+    }
+  }
 }
 
 TEST(MatMul, HandChecked) {

@@ -80,6 +80,34 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
       }
 }
 
+// The packers of transposed operands write what PackLhs and PackRhs write from the matrices
+// transposed back, padding included (odd sizes, strides wider than the rows).
+TEST(SimdGemm, TransposedPackersMatchPackingTheTranspose) {
+  uint32_t seed = 900;
+  for (int rows : {1, 3, 4, 5, 8, 9, 17})
+    for (int k : {1, 2, 7, 64}) {
+      const int ld = rows + 3;  // the stored matrix is k x rows
+      const auto stored = RandomFloats(static_cast<size_t>(k) * ld, seed++);
+      std::vector<float> plain(static_cast<size_t>(rows) * k);  // rows x k, row-major
+      for (int r = 0; r < rows; ++r)
+        for (int kk = 0; kk < k; ++kk) plain[r * k + kk] = stored[kk * ld + r];
+      std::vector<float> want(PackedLhsSize(rows, k), NAN), got(want.size(), NAN);
+      PackLhs(plain.data(), rows, k, k, want.data());
+      PackLhsTransposed(stored.data(), rows, k, ld, got.data());
+      EXPECT_EQ(got, want) << "lhs " << rows << "x" << k;
+      // As B: n = rows columns, stored n x k with rows ld' = k + 2 apart.
+      const int ldb = k + 2;
+      const auto stored_b = RandomFloats(static_cast<size_t>(rows) * ldb, seed++);
+      std::vector<float> plain_b(static_cast<size_t>(k) * rows);  // k x n, row-major
+      for (int j = 0; j < rows; ++j)
+        for (int kk = 0; kk < k; ++kk) plain_b[kk * rows + j] = stored_b[j * ldb + kk];
+      std::vector<float> want_b(PackedRhsSize(k, rows), NAN), got_b(want_b.size(), NAN);
+      PackRhs(plain_b.data(), k, rows, rows, want_b.data());
+      PackRhsTransposed(stored_b.data(), k, rows, ldb, got_b.data());
+      EXPECT_EQ(got_b, want_b) << "rhs " << k << "x" << rows;
+    }
+}
+
 // One 4-row panel against an image of width x height pixels (B read in place), written
 // interleaved into a padded buffer: every stored pixel equals GemmUnpackedRhs's output bit for
 // bit, and nothing outside rows x cols of the image is touched.

@@ -1,0 +1,76 @@
+#include "kernels/packed_matmul.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "kernels/simd/gemm.h"
+
+namespace webnx {
+
+bool PackedMatMul::Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, int threads) {
+  planned_ = false;
+  packed_a_ = Tensor();
+  packed_b_ = Tensor();
+  if (m < 1 || n < 1 || k < 1 || m >= INT32_MAX / 2 || n >= INT32_MAX / 2 || k >= INT32_MAX / 2 ||
+      m * k >= INT32_MAX || n * k >= INT32_MAX) {
+    return false;
+  }
+  m_ = static_cast<int>(m);
+  n_ = static_cast<int>(n);
+  k_ = static_cast<int>(k);
+  trans_a_ = trans_a;
+  trans_b_ = trans_b;
+  threads_ = std::max(1, threads);
+  block_ =
+      std::min(simd::GemmColumnBlock(k_), (n_ + simd::kGemmNr - 1) / simd::kGemmNr * simd::kGemmNr);
+  blocks_ = (n_ + block_ - 1) / block_;
+  row_chunks_ = 1;
+  if (threads_ > 1 && blocks_ < 2 * threads_)
+    row_chunks_ = std::max(1, std::min((m_ + 15) / 16, 2 * threads_));
+  chunk_rows_ = ((m_ + row_chunks_ - 1) / row_chunks_ + 3) / 4 * 4;
+  row_chunks_ = (m_ + chunk_rows_ - 1) / chunk_rows_;
+  planned_ = true;
+  return true;
+}
+
+Status PackedMatMul::Allocate() {
+  WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+      DType::kFloat32, {static_cast<int64_t>(simd::PackedLhsSize(m_, k_))}, &packed_a_));
+  const int64_t per_thread = static_cast<int64_t>(simd::PackedRhsSize(k_, block_));
+  return Tensor::AllocateUninitialized(DType::kFloat32, {per_thread * threads_}, &packed_b_);
+}
+
+void PackedMatMul::Run(const RunContext& ctx, const float* a, const float* b, float alpha,
+                       bool accumulate, float lo, float hi, float* c) {
+  float* pa = packed_a_.ptr<float>();
+  if (trans_a_) {
+    simd::PackLhsTransposed(a, m_, k_, m_, pa);
+  } else {
+    simd::PackLhs(a, m_, k_, k_, pa);
+  }
+  if (alpha != 1.f) {
+    const size_t floats = simd::PackedLhsSize(m_, k_);
+    for (size_t i = 0; i < floats; ++i) pa[i] *= alpha;
+  }
+  const size_t per_thread = simd::PackedRhsSize(k_, block_);
+  ctx.ParallelFor(static_cast<int64_t>(blocks_) * row_chunks_, [&](int64_t task, int slot) {
+    const int j0 = static_cast<int>(task / row_chunks_) * block_;
+    const int cols = std::min(block_, n_ - j0);
+    const int row0 = static_cast<int>(task % row_chunks_) * chunk_rows_;
+    const int rows = std::min(chunk_rows_, m_ - row0);
+    float* pb = packed_b_.ptr<float>() + slot * per_thread;
+    if (trans_b_) {
+      simd::PackRhsTransposed(b + static_cast<size_t>(j0) * k_, k_, cols, k_, pb);
+    } else {
+      simd::PackRhs(b + j0, k_, cols, n_, pb);
+    }
+    float* out = c + static_cast<size_t>(row0) * n_ + j0;
+    simd::GemmEpilogue ep;
+    ep.min = lo;
+    ep.max = hi;
+    ep.addend = accumulate ? out : nullptr;  // each element is read before it is written
+    simd::GemmPacked(rows, cols, k_, pa + static_cast<size_t>(row0) * k_, pb, out, n_, ep);
+  });
+}
+
+}  // namespace webnx
