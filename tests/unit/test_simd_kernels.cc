@@ -80,30 +80,31 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
       }
 }
 
+// A dense row-major `rows` x `cols` copy of the transpose of `stored` (cols x rows, ld apart).
+std::vector<float> TransposeOf(const std::vector<float>& stored, int rows, int cols, int ld) {
+  std::vector<float> plain(static_cast<size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) plain[r * cols + c] = stored[c * ld + r];
+  return plain;
+}
+
 // The packers of transposed operands write what PackLhs and PackRhs write from the matrices
 // transposed back, padding included (odd sizes, strides wider than the rows).
 TEST(SimdGemm, TransposedPackersMatchPackingTheTranspose) {
   uint32_t seed = 900;
   for (int rows : {1, 3, 4, 5, 8, 9, 17})
     for (int k : {1, 2, 7, 64}) {
-      const int ld = rows + 3;  // the stored matrix is k x rows
-      const auto stored = RandomFloats(static_cast<size_t>(k) * ld, seed++);
-      std::vector<float> plain(static_cast<size_t>(rows) * k);  // rows x k, row-major
-      for (int r = 0; r < rows; ++r)
-        for (int kk = 0; kk < k; ++kk) plain[r * k + kk] = stored[kk * ld + r];
+      const int lda = rows + 3;  // A stored k x rows
+      const auto a = RandomFloats(static_cast<size_t>(k) * lda, seed++);
       std::vector<float> want(PackedLhsSize(rows, k), NAN), got(want.size(), NAN);
-      PackLhs(plain.data(), rows, k, k, want.data());
-      PackLhsTransposed(stored.data(), rows, k, ld, got.data());
+      PackLhs(TransposeOf(a, rows, k, lda).data(), rows, k, k, want.data());
+      PackLhsTransposed(a.data(), rows, k, lda, got.data());
       EXPECT_EQ(got, want) << "lhs " << rows << "x" << k;
-      // As B: n = rows columns, stored n x k with rows ld' = k + 2 apart.
-      const int ldb = k + 2;
-      const auto stored_b = RandomFloats(static_cast<size_t>(rows) * ldb, seed++);
-      std::vector<float> plain_b(static_cast<size_t>(k) * rows);  // k x n, row-major
-      for (int j = 0; j < rows; ++j)
-        for (int kk = 0; kk < k; ++kk) plain_b[kk * rows + j] = stored_b[j * ldb + kk];
+      const int ldb = k + 2;  // B stored n x k, n = rows
+      const auto b = RandomFloats(static_cast<size_t>(rows) * ldb, seed++);
       std::vector<float> want_b(PackedRhsSize(k, rows), NAN), got_b(want_b.size(), NAN);
-      PackRhs(plain_b.data(), k, rows, rows, want_b.data());
-      PackRhsTransposed(stored_b.data(), k, rows, ldb, got_b.data());
+      PackRhs(TransposeOf(b, k, rows, ldb).data(), k, rows, rows, want_b.data());
+      PackRhsTransposed(b.data(), k, rows, ldb, got_b.data());
       EXPECT_EQ(got_b, want_b) << "rhs " << k << "x" << rows;
     }
 }
