@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <vector>
 
 #include "kernels/simd/gemm.h"
 
@@ -33,9 +34,30 @@ bool PackedMatMul::Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool tran
   return true;
 }
 
-Status PackedMatMul::Allocate() {
+Status PackedMatMul::Allocate(const PlanContext& ctx, int b_input) {
+  constant_b_ = Tensor();
   WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
       DType::kFloat32, {static_cast<int64_t>(simd::PackedLhsSize(m_, k_))}, &packed_a_));
+  const Tensor* b = ctx.constant(b_input);
+  if (b && b->dtype == DType::kFloat32 && b->numel() == static_cast<int64_t>(k_) * n_) {
+    const int k = k_, n = n_;
+    const bool trans = trans_b_;
+    return ctx.DerivedConstant(
+        b_input, trans ? "matmul-rhs-of-transposed" : "matmul-rhs", simd::PackedRhsSize(k, n),
+        [k, n, trans](const float* from, float* to) {
+          std::vector<float> copy;
+          if (from == to) {  // over B's own storage: read a copy
+            copy.assign(from, from + static_cast<size_t>(k) * n);
+            from = copy.data();
+          }
+          if (trans) {
+            simd::PackRhsTransposed(from, k, n, k, to);
+          } else {
+            simd::PackRhs(from, k, n, n, to);
+          }
+        },
+        &constant_b_);
+  }
   const int64_t per_thread = static_cast<int64_t>(simd::PackedRhsSize(k_, block_));
   return Tensor::AllocateUninitialized(DType::kFloat32, {per_thread * threads_}, &packed_b_);
 }
@@ -58,11 +80,17 @@ void PackedMatMul::Run(const RunContext& ctx, const float* a, const float* b, fl
     const int cols = std::min(block_, n_ - j0);
     const int row0 = static_cast<int>(task % row_chunks_) * chunk_rows_;
     const int rows = std::min(chunk_rows_, m_ - row0);
-    float* pb = packed_b_.ptr<float>() + slot * per_thread;
-    if (trans_b_) {
-      simd::PackRhsTransposed(b + static_cast<size_t>(j0) * k_, k_, cols, k_, pb);
+    const float* pb;
+    if (constant_b_.data) {
+      pb = constant_b_.ptr<float>() + static_cast<size_t>(j0) * k_;  // panel j0 / 8 on
     } else {
-      simd::PackRhs(b + j0, k_, cols, n_, pb);
+      float* scratch = packed_b_.ptr<float>() + slot * per_thread;
+      if (trans_b_) {
+        simd::PackRhsTransposed(b + static_cast<size_t>(j0) * k_, k_, cols, k_, scratch);
+      } else {
+        simd::PackRhs(b + j0, k_, cols, n_, scratch);
+      }
+      pb = scratch;
     }
     float* out = c + static_cast<size_t>(row0) * n_ + j0;
     simd::GemmEpilogue ep;

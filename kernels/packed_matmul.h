@@ -1,7 +1,7 @@
 // op(A) * op(B) for Gemm and MatMul on the packed GEMM microkernels (kernels/simd/gemm.h), as
-// the 1x1 convs run: A packed once per product (alpha folded in), B packed a column block at
-// a time by each task, the blocks (and, when they are fewer than the threads, chunks of rows)
-// shared out over the threads.
+// the 1x1 convs run: A packed once per product (alpha folded in); B packed once per session
+// when it is a constant matrix, else a column block at a time by each task; the blocks (and,
+// when they are fewer than the threads, chunks of rows) shared out over the threads.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +16,12 @@ class PackedMatMul {
   // Sizes the scratch for an m x k times k x n product (A stored k x m when trans_a, B stored
   // n x k when trans_b, both dense). False, with nothing allocated, when the product is empty
   // or has a size past int32: the caller keeps GemmRef. (Fewer rows than the tile's 4 still
-  // gain: MatMul 1 x 768 x 3072 4.7 -> 3.3 ms, 2 x 768 x 768 2.4 -> 1.0 ms in wasm.)
+  // gain: MatMul 1 x 768 x 3072 4.3 -> 1.3 ms, 2 x 768 x 768 2.0 -> 0.5 ms in wasm.)
   bool Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, int threads);
-  // Allocates the planned scratch.
-  Status Allocate();
+  // Allocates the planned scratch, and packs B once when input `b_input` is a constant
+  // holding one k x n (or, transposed, n x k) matrix: over its own storage when only this node
+  // reads it and the sizes match (ConstantCache), else beside it.
+  Status Allocate(const PlanContext& ctx, int b_input);
   bool planned() const { return planned_; }
 
   // C (m x n, rows n floats apart) = clamp(alpha * op(A) * op(B) + (accumulate ? C : 0)).
@@ -35,8 +37,9 @@ class PackedMatMul {
   int row_chunks_ = 1;  // chunks of rows per block
   int chunk_rows_ = 0;  // rows per chunk, a multiple of 4
   int threads_ = 1;
-  Tensor packed_a_;  // op(A) packed, times alpha
-  Tensor packed_b_;  // a packed column block of op(B) per thread
+  Tensor packed_a_;    // op(A) packed, times alpha
+  Tensor packed_b_;    // a packed column block of op(B) per thread
+  Tensor constant_b_;  // op(B) packed whole, when B is a constant matrix
 };
 
 }  // namespace webnx

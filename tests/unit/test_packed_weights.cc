@@ -272,6 +272,45 @@ TEST(PackedWeights, WinogradWeightsOfAWeightTwoConvsReadAreMadeBesideIt) {
   CheckWinogradWeights(72, 2);
 }
 
+// A MatMul's constant B is packed once per session, whatever the rows of A: over its own
+// storage when only the MatMul reads it and the packed form is its size (N a multiple of 8),
+// else beside it. Outputs checked at two row counts, the second plan reusing the packed B.
+void CheckMatMulWeights(int64_t n, bool in_place) {
+  constexpr int64_t kK = 19;
+  SCOPED_TRACE(std::to_string(n) + " columns");
+  const std::vector<float> w = RandomFloats(kK * n, 21);
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"M", kK});
+  mb.FloatInit("W", {kK, n}, w);
+  mb.Node("MatMul", {"X", "W"}, {"Y"}, "mm");
+  mb.Output("Y", kOnnxFloat, {"M", n});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
+  const size_t packed_bytes = simd::PackedRhsSize(kK, static_cast<int>(n)) * sizeof(float);
+  for (int64_t m : {5, 1, 5}) {
+    const std::vector<float> x = RandomFloats(m * kK, static_cast<uint32_t>(m));
+    std::vector<const Tensor*> outputs;
+    const Status status = session->Run({NamedTensor{"X", MakeFloat({m, kK}, x)}}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < kK; ++p) acc += static_cast<double>(x[i * kK + p]) * w[p * n + j];
+        ASSERT_NEAR(outputs[0]->ptr<float>()[i * n + j], acc, 1e-5 * (1 + std::fabs(acc)))
+            << "row " << i << ", column " << j << " of " << m << " rows";
+      }
+    }
+    EXPECT_EQ(session->stats().packed_in_place_bytes, in_place ? packed_bytes : 0u);
+    EXPECT_EQ(session->stats().packed_weight_bytes, in_place ? 0u : packed_bytes);
+  }
+  EXPECT_EQ(session->stats().plans_built, 2u);
+}
+
+TEST(PackedWeights, AMatMulsConstantBIsPackedOncePerSession) {
+  CheckMatMulWeights(16, true);
+  CheckMatMulWeights(13, false);  // the last 8-column panel is padded: beside B
+}
+
 // A depthwise 3x3 conv packs W four channels at a time for planes up to 16 wide, once per
 // session and beside W: a 20-wide plane runs a plane at a time from W's own values.
 TEST(PackedWeights, DepthwiseWeightsArePackedOncePerSessionBesideW) {
