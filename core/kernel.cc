@@ -16,13 +16,19 @@ void PlanContext::SetOutput(int i, DType dtype, Shape shape) {
   outputs_[i].shape = std::move(shape);
 }
 
+Status PlanContext::FloatConstant(int i, const Tensor** out) const {
+  *out = constant(i);
+  if (!*out || (*out)->dtype != DType::kFloat32) {
+    return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
+  }
+  return Status::Ok();
+}
+
 Status PlanContext::DerivedConstant(int i, const std::string& kind, size_t floats,
                                     const ConstantCache::Derive& derive, Tensor* out,
                                     ConstantCache::Placement placement) const {
-  const Tensor* source = constant(i);
-  if (!source || source->dtype != DType::kFloat32) {
-    return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
-  }
+  const Tensor* source = nullptr;
+  WEBNX_RETURN_IF_ERROR(FloatConstant(i, &source));
   if (constants_) return constants_->Get(*source, kind, floats, derive, out, placement);
   return DeriveConstant(*source, floats, derive, out);
 }
@@ -30,10 +36,8 @@ Status PlanContext::DerivedConstant(int i, const std::string& kind, size_t float
 Status PlanContext::DerivedSplitConstant(int i, const std::string& kind, size_t floats,
                                          size_t granule, const ConstantCache::DeriveSplit& derive,
                                          Tensor* head, Tensor* tail) const {
-  const Tensor* source = constant(i);
-  if (!source || source->dtype != DType::kFloat32) {
-    return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
-  }
+  const Tensor* source = nullptr;
+  WEBNX_RETURN_IF_ERROR(FloatConstant(i, &source));
   if (constants_) return constants_->GetSplit(*source, kind, floats, granule, derive, head, tail);
   ConstantCache uncached;  // knows no initializer: derives into new storage
   return uncached.GetSplit(*source, kind, floats, granule, derive, head, tail);

@@ -67,6 +67,9 @@ class PlanContext {
   Status ExpectDType(int i, std::initializer_list<DType> allowed) const;
 
  private:
+  // Constant input i, or InternalError when it is none or not float32 (the derived forms').
+  Status FloatConstant(int i, const Tensor** out) const;
+
   const Node& node_;
   int since_version_;
   int threads_ = 1;

@@ -455,14 +455,11 @@ class ConvKernel : public Kernel {
     return static_cast<int>(b * out_plane_ / col_blocks_ / simd::kGemmNr * simd::kGemmNr);
   }
 
-  // Few tasks otherwise (small late-layer planes): split each group's output channels into
-  // chunks of a multiple of 4 rows too.
+  // Few tasks otherwise (small late-layer planes): split each group's output channels too.
   void SplitRows(int64_t tasks, int threads) {
-    row_chunks_ = 1;
-    if (threads > 1 && tasks < 2 * threads) {
-      row_chunks_ = std::max<int64_t>(1, std::min<int64_t>((group_out_ + 15) / 16, 2 * threads));
-    }
-    chunk_rows_ = ((group_out_ + row_chunks_ - 1) / row_chunks_ + 3) / 4 * 4;
+    const nn::RowChunks chunks = nn::SplitRows(group_out_, tasks, threads);
+    row_chunks_ = chunks.count;
+    chunk_rows_ = chunks.rows;
   }
 
   // 3x3, stride 1, one group, enough channels for the transforms to pay: Winograd F(2x2, 3x3)
@@ -493,11 +490,10 @@ class ConvKernel : public Kernel {
              .ok()) {
       return false;  // out of memory: the im2col path needs less
     }
-    const int whole_groups =  // in packed_, when the tail holds the others
-        static_cast<int>(packed_.numel() / simd::WinogradGroupFloats(winograd_shape_));
+    const int64_t group_floats = static_cast<int64_t>(simd::WinogradGroupFloats(winograd_shape_));
     winograd_weights_ = simd::WinogradWeights{
-        packed_.ptr<float>(),
-        winograd_tail_.data ? whole_groups : simd::WinogradGroups(winograd_shape_),
+        // a head alone ends in a group maybe short
+        packed_.ptr<float>(), static_cast<int>((packed_.numel() + group_floats - 1) / group_floats),
         winograd_tail_.ptr<float>()};
     winograd_scratch_floats_ = static_cast<int64_t>(simd::WinogradScratchFloats(winograd_shape_));
     winograd_tiles_ = simd::WinogradTiles(winograd_shape_);

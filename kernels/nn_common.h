@@ -16,6 +16,22 @@ namespace webnx::nn {
 // e.g. the dilated kernel (k - 1) * d + 1, fits comfortably in int64.
 constexpr int64_t kMaxWindowValue = int64_t{1} << 31;
 
+// How a GEMM's output rows are shared over the threads too when its other tasks (images,
+// column blocks) number fewer than two per thread: chunks of a multiple of 4 rows (the
+// microkernel's tile height), the last maybe shorter, none empty.
+struct RowChunks {
+  int64_t count = 1;
+  int64_t rows = 0;  // per chunk
+};
+inline RowChunks SplitRows(int64_t rows, int64_t tasks, int threads) {
+  RowChunks c;
+  if (threads > 1 && tasks < 2 * threads)
+    c.count = std::max<int64_t>(1, std::min<int64_t>((rows + 15) / 16, 2 * threads));
+  c.rows = ((rows + c.count - 1) / c.count + 3) / 4 * 4;
+  if (c.rows > 0) c.count = (rows + c.rows - 1) / c.rows;
+  return c;
+}
+
 // Converts a possibly negative axis into [0, rank); false when out of range.
 inline bool NormalizeAxis(int64_t axis, int64_t rank, int64_t* out) {
   if (axis < -rank || axis >= rank) return false;

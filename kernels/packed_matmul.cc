@@ -4,6 +4,7 @@
 #include <climits>
 #include <vector>
 
+#include "kernels/nn_common.h"
 #include "kernels/simd/gemm.h"
 
 namespace webnx {
@@ -25,11 +26,9 @@ bool PackedMatMul::Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool tran
   block_ =
       std::min(simd::GemmColumnBlock(k_), (n_ + simd::kGemmNr - 1) / simd::kGemmNr * simd::kGemmNr);
   blocks_ = (n_ + block_ - 1) / block_;
-  row_chunks_ = 1;
-  if (threads_ > 1 && blocks_ < 2 * threads_)
-    row_chunks_ = std::max(1, std::min((m_ + 15) / 16, 2 * threads_));
-  chunk_rows_ = ((m_ + row_chunks_ - 1) / row_chunks_ + 3) / 4 * 4;
-  row_chunks_ = (m_ + chunk_rows_ - 1) / chunk_rows_;
+  const nn::RowChunks chunks = nn::SplitRows(m_, blocks_, threads_);
+  row_chunks_ = static_cast<int>(chunks.count);
+  chunk_rows_ = static_cast<int>(chunks.rows);
   planned_ = true;
   return true;
 }
