@@ -84,6 +84,82 @@ async function readFileWithProgress(source, report) {
   }
 }
 
+// A model file in Node, read straight into the wasm heap rather than into a JS buffer that is
+// then copied there: the kernel fills the heap's new pages as it reads, and no second copy of
+// the model is ever held. ResNet18 (46 MB): read + stage 95-115 -> 27 ms.
+class ModelFile {
+  #fs;
+  #fd;
+  #path;
+  #report;
+
+  constructor(fs, fd, size, path, report) {
+    this.#fs = fs;
+    this.#fd = fd;
+    this.size = size;
+    this.#path = path;
+    this.#report = report;
+  }
+
+  // Reads the whole file to heap()[ptr...]. heap() is asked again for every chunk: the heap's
+  // view is replaced when memory grows (another session may load between chunks). The reads
+  // are synchronous so that no write can land in memory that moved while one was in flight.
+  async readInto(heap, ptr) {
+    const step = 4 << 20;
+    try {
+      this.#report(0, this.size);
+      for (let loaded = 0; loaded < this.size;) {
+        const length = Math.min(step, this.size - loaded);
+        const read = this.#fs.readSync(this.#fd, heap(), ptr + loaded, length, loaded);
+        if (read === 0) throw new Error(`the file ended at byte ${loaded} of ${this.size} (was it changed while loading?)`);
+        loaded += read;
+        this.#report(loaded, this.size);
+        if (loaded < this.size) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (e) {
+      throw new WebnxError('InvalidArgument', `cannot read model '${this.#path}': ${e.message}`);
+    } finally {
+      this.close();
+    }
+  }
+
+  close() {
+    if (this.#fd === null) return;
+    this.#fs.closeSync(this.#fd);
+    this.#fd = null;
+  }
+}
+
+function nodeFilePath(source) {
+  if (!isNode || !(typeof source === 'string' || source instanceof URL)) return null;
+  const text = String(source);
+  if (/^(https?|data|blob):/i.test(text)) return null;
+  return text.startsWith('file:') ? new URL(text) : text;
+}
+
+// A ModelFile for a path in Node whose bytes are not JSON (isJson(head, source) says), else
+// null: JSON documents, other sources and URLs are read by readModelBytes.
+export async function openModelFile(source, onProgress, isJson) {
+  const path = nodeFilePath(source);
+  if (path === null) return null;
+  const fs = await nodeBuiltin('fs');
+  let fd = null;
+  try {
+    fd = fs.openSync(path, 'r');
+    const size = fs.fstatSync(fd).size;
+    const head = new Uint8Array(Math.min(size, 64));
+    fs.readSync(fd, head, 0, head.length, 0);
+    if (size === 0 || isJson(head, source)) {
+      fs.closeSync(fd);
+      return null;
+    }
+    return new ModelFile(fs, fd, size, String(source), reporter(onProgress));
+  } catch (e) {
+    if (fd !== null) fs.closeSync(fd);
+    throw new WebnxError('InvalidArgument', `cannot read model '${source}': ${e.message}`);
+  }
+}
+
 export async function readModelBytes(source, onProgress) {
   const report = reporter(onProgress);
   const whole = (bytes) => {
@@ -98,12 +174,10 @@ export async function readModelBytes(source, onProgress) {
     return readChunks(source.stream().getReader(), source.size, report);
   }
   if (typeof source === 'string' || source instanceof URL) {
-    const text = String(source);
-    if (isNode && !/^(https?|data|blob):/i.test(text)) {
-      return readFileWithProgress(text.startsWith('file:') ? new URL(text) : text, report);
-    }
+    const path = nodeFilePath(source);
+    if (path !== null) return readFileWithProgress(path, report);
     const base = globalThis.location?.href;
-    return fetchModel(base ? new URL(text, base).href : text, report);
+    return fetchModel(base ? new URL(String(source), base).href : String(source), report);
   }
   throw new WebnxError('InvalidArgument',
     'InferenceSession.create takes a path, URL, ArrayBuffer, Uint8Array or Blob');

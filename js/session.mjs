@@ -2,14 +2,17 @@ import { WebnxError, lastWasmError } from './errors.mjs';
 import { DTYPES, Tensor } from './tensor.mjs';
 import { getRuntime } from './runtime.mjs';
 import { chooseThreads, getThreadedRuntime, noteBackend } from './backend.mjs';
-import { readModelBytes } from './fetch-model.mjs';
+import { openModelFile, readModelBytes } from './fetch-model.mjs';
 import { createWorkerSession } from './worker-session.mjs';
 import { isJsonBytes, isJsonDocument, jsonModel, jsonSideFiles } from './json-source.mjs';
 
 // Model bytes from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress:
-// { bytes } for ONNX, or { json, doc, base } for a JSON graph document (docs/dsl.md).
+// { bytes } for ONNX, { file } for an ONNX file in Node (read into the heap by create), or
+// { json, doc, base } for a JSON graph document (docs/dsl.md).
 async function readModel(source, onProgress) {
   if (isJsonDocument(source)) return jsonModel(source);
+  const file = await openModelFile(source, onProgress, isJsonBytes);
+  if (file) return { file };
   const bytes = await readModelBytes(source, onProgress);
   if (!isJsonBytes(bytes, source)) return { bytes };
   return jsonModel(bytes, typeof source === 'string' || source instanceof URL ? source : null);
@@ -65,26 +68,42 @@ export class InferenceSession {
     const threads = await chooseThreads(options.numThreads);
     const [runtime, model] = await Promise.all([
       threads > 1 ? getThreadedRuntime() : getRuntime(), readModel(source, options.onProgress)]);
+    try {
+      return await InferenceSession.#load(runtime, model, threads, options);
+    } finally {
+      model.file?.close();  // when the load failed before reading it
+    }
+  }
+
+  static async #load(runtime, model, threads, options) {
     noteBackend(threads);
     const files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
     const wasm = new runtime.WasmSession();
     wasm.setNumThreads(Math.min(threads, runtime.WasmSession.maxThreads()));
-    // Bytes enter the heap with one HEAPU8.set; 0 from stageBytes means the heap is full.
-    const stage = (bytes) => {
-      const ptr = wasm.stageBytes(bytes.byteLength);
-      if (ptr) runtime.HEAPU8.set(bytes, ptr);
-      return ptr !== 0;
+    // Bytes enter the heap with one HEAPU8.set, a file with reads into it; 0 from stageBytes
+    // means the heap is full.
+    const stage = async (bytes) => {
+      const ptr = wasm.stageBytes(bytes.size ?? bytes.byteLength);
+      if (!ptr) return false;
+      if (bytes.readInto) await bytes.readInto(() => runtime.HEAPU8, ptr);
+      else runtime.HEAPU8.set(bytes, ptr);
+      return true;
     };
     let status = wasm.setLimits(options.limits);
     for (const [name, bytes] of files ?? []) {
       if (status !== 0) break;
-      if (stage(bytes)) wasm.addExternalFile(name);
+      if (await stage(bytes)) wasm.addExternalFile(name);
       else status = 1;
     }
     if (status === 0) {
       const json = typeof model.json === 'string' ? new TextEncoder().encode(model.json) : model.json;
-      if (!stage(files ? json : model.bytes)) status = 1;
-      else status = files ? wasm.loadJson(options.maxCachedPlans ?? 0) : wasm.load(options.maxCachedPlans ?? 0);
+      try {
+        if (!(await stage(files ? json : model.file ?? model.bytes))) status = 1;
+        else status = files ? wasm.loadJson(options.maxCachedPlans ?? 0) : wasm.load(options.maxCachedPlans ?? 0);
+      } catch (e) {
+        wasm.delete();
+        throw e;
+      }
     }
     if (status !== 0) {
       const error = lastWasmError(wasm);

@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -63,6 +65,35 @@ test('onProgress over HTTP: with Content-Length, chunked, and a 404', async () =
     await c.release();
     await assert.rejects(InferenceSession.create(`${base}/missing.onnx`), { code: 'InvalidArgument', message: /HTTP 404/ });
   });
+});
+
+// A path is read straight into the heap in 4 MB chunks, yielding between them: sessions loading
+// at once (whose heap growth replaces the heap's view between chunks) get the same outputs as
+// from bytes, and no file stays open, whether the load succeeds or fails before or after
+// reading.
+test('a path read into the heap: same outputs as bytes with loads interleaved, no file left open', async () => {
+  const v2 = modelPath('mobilenet_v2.onnx');
+  const corrupt = `${os.tmpdir()}/webnx-corrupt-${process.pid}.onnx`;
+  const openModels = () => readdirSync('/proc/self/fd').map((fd) => {
+    try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; }
+  }).filter((file) => [v2, mobilenet, corrupt].includes(file));
+  const [v2Bytes, v3Bytes] = [await readFile(v2), await readFile(mobilenet)];
+  const [a, b, c, d] = await Promise.all([v2, mobilenet, v2Bytes, v3Bytes].map(
+    (source) => InferenceSession.create(source, { numThreads: 1 })));
+  const x = new Tensor('float32', seededFloats(3 * 224 * 224, 77), [1, 3, 224, 224]);
+  const first = (s) => s.run({ [s.inputNames[0]]: x }).then((out) => Object.values(out)[0].data);
+  assert.deepEqual(await first(a), await first(c));
+  assert.deepEqual(await first(b), await first(d));
+  await Promise.all([a, b, c, d].map((s) => s.release()));
+  assert.deepEqual(openModels(), []);
+  await writeFile(corrupt, (await readFile(mobilenet)).subarray(0, 100_000));
+  try {
+    await assert.rejects(InferenceSession.create(corrupt), { code: 'MalformedModel' });
+    await assert.rejects(InferenceSession.create(v2, { limits: { maxNode: 1 } }), { code: 'InvalidArgument' });
+  } finally {
+    await rm(corrupt);
+  }
+  assert.deepEqual(openModels(), []);
 });
 
 test('worker: true gives the same outputs, metadata, profile and errors as a direct session', async () => {

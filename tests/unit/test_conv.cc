@@ -177,6 +177,8 @@ TEST(Conv, WinogradCasesMatchNaive) {
       {1, 16, 24, 1, {23, 30}, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false},
       {2, 20, 16, 1, {12, 21}, {3, 3}, {1, 1}, {1, 1}, {2, 0, 1, 2}, true},
       {1, 32, 18, 1, {3, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 2, 1, 1}, true},
+      // Input channels past the weight packer's groups of four (3 left), a 1-lane last panel.
+      {1, 19, 17, 1, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
   };
   CheckCases(cases, 101, "winograd case");
 }
