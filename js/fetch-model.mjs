@@ -1,20 +1,34 @@
 // Model bytes from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress
 // events { loaded, total } while they arrive (total is undefined when the size is unknown).
+// openModel leaves an ONNX model of known size to be read straight into the wasm heap
+// (heap-readers.mjs); readModelBytes gathers any source in a JS buffer.
 import { WebnxError } from './errors.mjs';
+import { FileIntoHeap, StreamIntoHeap } from './heap-readers.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+const HEAD_BYTES = 64;  // enough to tell JSON, HTML and protobuf apart
 
 function reporter(onProgress) {
   if (typeof onProgress !== 'function') return () => {};
   return (loaded, total) => onProgress({ loaded, total });
 }
 
-// Reads a stream of Uint8Array chunks into one array, reporting as it goes.
-async function readChunks(reader, total, report) {
-  let buffer = new Uint8Array(total > 0 ? total : 1 << 16);
-  let loaded = 0;
-  report(0, total);
+function concat(chunks, length) {
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
+// Reads a stream of Uint8Array chunks into one array, reporting as it goes; `first` holds the
+// chunks already read, `loaded` their bytes.
+async function readChunks(reader, total, report, first = [], loaded = 0) {
+  let buffer = new Uint8Array(Math.max(total > 0 ? total : 1 << 16, loaded));
+  buffer.set(concat(first, loaded));
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -30,12 +44,40 @@ async function readChunks(reader, total, report) {
   return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
 }
 
+// The first chunks of a stream, up to HEAD_BYTES or its end.
+async function readHead(reader, report, total) {
+  const chunks = [];
+  let loaded = 0;
+  report(0, total);
+  while (loaded < HEAD_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) return { chunks, loaded, done: true };
+    chunks.push(value);
+    loaded += value.length;
+    report(loaded, total);
+  }
+  return { chunks, loaded, done: false };
+}
+
 function looksLikeHtml(bytes) {
-  const head = new TextDecoder().decode(bytes.subarray(0, 64)).replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const head = new TextDecoder().decode(bytes.subarray(0, HEAD_BYTES)).replace(/^\uFEFF/, '').trimStart().toLowerCase();
   return head.startsWith('<!doctype') || head.startsWith('<html') || head.startsWith('<head') || head.startsWith('<body');
 }
 
-async function fetchModel(url, report) {
+// A stream of `total` bytes (undefined: unknown): { heap } when it holds an ONNX model of known
+// size, else { bytes }. checkHead throws for first bytes that cannot be a model.
+async function fromStream(reader, total, report, what, isJson, checkHead = () => {}) {
+  const head = await readHead(reader, report, total);
+  const first = concat(head.chunks, head.loaded);
+  checkHead(first);
+  if (total !== undefined && !head.done && !isJson(first)) {
+    return { heap: new StreamIntoHeap(reader, total, head.chunks, report, what) };
+  }
+  if (head.done) return { bytes: first };
+  return { bytes: await readChunks(reader, total, report, head.chunks, head.loaded) };
+}
+
+async function fetchModel(url, report, isJson) {
   let response;
   try {
     response = await fetch(url);
@@ -45,19 +87,23 @@ async function fetchModel(url, report) {
   if (!response.ok) {
     throw new WebnxError('InvalidArgument', `fetching model '${url}' failed: HTTP ${response.status}`);
   }
+  // An SPA fallback or a 404 page served with status 200 is not a model.
+  const checkHead = (bytes) => {
+    if (looksLikeHtml(bytes)) {
+      throw new WebnxError('InvalidArgument', `got HTML instead of a model from '${url}' — check the model's URL`);
+    }
+  };
+  if (!response.body) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    report(bytes.length, bytes.length);
+    checkHead(bytes);
+    return { bytes };
+  }
   // With Content-Encoding the header counts compressed bytes, not the ones we read.
   const encoded = (response.headers.get('content-encoding') || 'identity') !== 'identity';
   const length = Number(response.headers.get('content-length'));
   const total = !encoded && length > 0 ? length : undefined;
-  const bytes = response.body
-    ? await readChunks(response.body.getReader(), total, report)
-    : new Uint8Array(await response.arrayBuffer());
-  if (!response.body) report(bytes.length, bytes.length);
-  // An SPA fallback or a 404 page served with status 200 is not a model.
-  if (looksLikeHtml(bytes)) {
-    throw new WebnxError('InvalidArgument', `got HTML instead of a model from '${url}' — check the model's URL`);
-  }
-  return bytes;
+  return fromStream(response.body.getReader(), total, report, `'${url}'`, isJson, checkHead);
 }
 
 async function readFileWithProgress(source, report) {
@@ -84,101 +130,59 @@ async function readFileWithProgress(source, report) {
   }
 }
 
-// A model file in Node, read straight into the wasm heap rather than into a JS buffer that is
-// then copied there: the kernel fills the heap's new pages as it reads, and no second copy of
-// the model is ever held. ResNet18 (46 MB): read + stage 95-115 -> 27 ms.
-class ModelFile {
-  #fs;
-  #fd;
-  #path;
-  #report;
-
-  constructor(fs, fd, size, path, report) {
-    this.#fs = fs;
-    this.#fd = fd;
-    this.size = size;
-    this.#path = path;
-    this.#report = report;
-  }
-
-  // Reads the whole file to heap()[ptr...]. heap() is asked again for every chunk: the heap's
-  // view is replaced when memory grows (another session may load between chunks). The reads
-  // are synchronous so that no write can land in memory that moved while one was in flight.
-  async readInto(heap, ptr) {
-    const step = 4 << 20;
-    try {
-      this.#report(0, this.size);
-      for (let loaded = 0; loaded < this.size;) {
-        const length = Math.min(step, this.size - loaded);
-        const read = this.#fs.readSync(this.#fd, heap(), ptr + loaded, length, loaded);
-        if (read === 0) throw new Error(`the file ended at byte ${loaded} of ${this.size} (was it changed while loading?)`);
-        loaded += read;
-        this.#report(loaded, this.size);
-        if (loaded < this.size) await new Promise((resolve) => setImmediate(resolve));
-      }
-    } catch (e) {
-      throw new WebnxError('InvalidArgument', `cannot read model '${this.#path}': ${e.message}`);
-    } finally {
-      this.close();
-    }
-  }
-
-  close() {
-    if (this.#fd === null) return;
-    this.#fs.closeSync(this.#fd);
-    this.#fd = null;
-  }
-}
-
-function nodeFilePath(source) {
-  if (!isNode || !(typeof source === 'string' || source instanceof URL)) return null;
-  const text = String(source);
-  if (/^(https?|data|blob):/i.test(text)) return null;
-  return text.startsWith('file:') ? new URL(text) : text;
-}
-
-// A ModelFile for a path in Node whose bytes are not JSON (isJson(head, source) says), else
-// null: JSON documents, other sources and URLs are read by readModelBytes.
-export async function openModelFile(source, onProgress, isJson) {
-  const path = nodeFilePath(source);
-  if (path === null) return null;
+// A file in Node: { heap } unless it is empty or JSON, which are read whole.
+async function openFile(path, source, report, isJson) {
   const fs = await nodeBuiltin('fs');
   let fd = null;
   try {
     fd = fs.openSync(path, 'r');
     const size = fs.fstatSync(fd).size;
-    const head = new Uint8Array(Math.min(size, 64));
+    const head = new Uint8Array(Math.min(size, HEAD_BYTES));
     fs.readSync(fd, head, 0, head.length, 0);
-    if (size === 0 || isJson(head, source)) {
-      fs.closeSync(fd);
-      return null;
-    }
-    return new ModelFile(fs, fd, size, String(source), reporter(onProgress));
+    if (size > 0 && !isJson(head)) return { heap: new FileIntoHeap(fs, fd, size, String(source), report) };
   } catch (e) {
     if (fd !== null) fs.closeSync(fd);
     throw new WebnxError('InvalidArgument', `cannot read model '${source}': ${e.message}`);
   }
+  fs.closeSync(fd);
+  return { bytes: await readFileWithProgress(path, report) };
 }
 
-export async function readModelBytes(source, onProgress) {
+function nodeFilePath(source) {
+  if (!isNode) return null;
+  const text = String(source);
+  if (/^(https?|data|blob):/i.test(text)) return null;
+  return text.startsWith('file:') ? new URL(text) : text;
+}
+
+// { heap } (a FileIntoHeap or StreamIntoHeap) for an ONNX model whose size is known before it
+// is read, else { bytes }. isJson(firstBytes, source) says whether the bytes are a JSON document.
+export async function openModel(source, onProgress, isJson) {
   const report = reporter(onProgress);
   const whole = (bytes) => {
     report(bytes.byteLength, bytes.byteLength);
-    return bytes;
+    return { bytes };
   };
+  const json = (head) => isJson(head, source);
   if (source instanceof Uint8Array) return whole(source);
   if (source instanceof ArrayBuffer) return whole(new Uint8Array(source));
   if (ArrayBuffer.isView(source)) return whole(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     if (typeof source.stream !== 'function') return whole(new Uint8Array(await source.arrayBuffer()));
-    return readChunks(source.stream().getReader(), source.size, report);
+    return fromStream(source.stream().getReader(), source.size, report, 'from a Blob', json);
   }
   if (typeof source === 'string' || source instanceof URL) {
     const path = nodeFilePath(source);
-    if (path !== null) return readFileWithProgress(path, report);
+    if (path !== null) return openFile(path, source, report, json);
     const base = globalThis.location?.href;
-    return fetchModel(base ? new URL(String(source), base).href : String(source), report);
+    return fetchModel(base ? new URL(String(source), base).href : String(source), report, json);
   }
   throw new WebnxError('InvalidArgument',
     'InferenceSession.create takes a path, URL, ArrayBuffer, Uint8Array or Blob');
+}
+
+// The whole model in a JS buffer, whatever its source.
+export async function readModelBytes(source, onProgress) {
+  const opened = await openModel(source, onProgress, () => true);
+  return opened.bytes;
 }

@@ -2,20 +2,18 @@ import { WebnxError, lastWasmError } from './errors.mjs';
 import { DTYPES, Tensor } from './tensor.mjs';
 import { getRuntime } from './runtime.mjs';
 import { chooseThreads, getThreadedRuntime, noteBackend } from './backend.mjs';
-import { openModelFile, readModelBytes } from './fetch-model.mjs';
+import { openModel } from './fetch-model.mjs';
 import { createWorkerSession } from './worker-session.mjs';
 import { isJsonBytes, isJsonDocument, jsonModel, jsonSideFiles } from './json-source.mjs';
 
-// Model bytes from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress:
-// { bytes } for ONNX, { file } for an ONNX file in Node (read into the heap by create), or
+// A model from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress:
+// { bytes } or { heap } (read into the heap by create: heap-readers.mjs) for ONNX, or
 // { json, doc, base } for a JSON graph document (docs/dsl.md).
 async function readModel(source, onProgress) {
   if (isJsonDocument(source)) return jsonModel(source);
-  const file = await openModelFile(source, onProgress, isJsonBytes);
-  if (file) return { file };
-  const bytes = await readModelBytes(source, onProgress);
-  if (!isJsonBytes(bytes, source)) return { bytes };
-  return jsonModel(bytes, typeof source === 'string' || source instanceof URL ? source : null);
+  const opened = await openModel(source, onProgress, isJsonBytes);
+  if (opened.heap || !isJsonBytes(opened.bytes, source)) return opened;
+  return jsonModel(opened.bytes, typeof source === 'string' || source instanceof URL ? source : null);
 }
 
 // type, dims and data are public fields of a Tensor: one changed after it was made must not
@@ -71,7 +69,7 @@ export class InferenceSession {
     try {
       return await InferenceSession.#load(runtime, model, threads, options);
     } finally {
-      model.file?.close();  // when the load failed before reading it
+      model.heap?.close();  // stops a read the load did not get to
     }
   }
 
@@ -80,13 +78,13 @@ export class InferenceSession {
     const files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
     const wasm = new runtime.WasmSession();
     wasm.setNumThreads(Math.min(threads, runtime.WasmSession.maxThreads()));
-    // Bytes enter the heap with one HEAPU8.set, a file with reads into it; 0 from stageBytes
-    // means the heap is full.
+    // Bytes enter the heap with one HEAPU8.set, a heap reader with reads into it; 0 from
+    // stageBytes means the heap is full.
     const stage = async (bytes) => {
-      const ptr = wasm.stageBytes(bytes.size ?? bytes.byteLength);
+      const ptr = wasm.stageBytes(bytes instanceof Uint8Array ? bytes.byteLength : bytes.size);
       if (!ptr) return false;
-      if (bytes.readInto) await bytes.readInto(() => runtime.HEAPU8, ptr);
-      else runtime.HEAPU8.set(bytes, ptr);
+      if (bytes instanceof Uint8Array) runtime.HEAPU8.set(bytes, ptr);
+      else await bytes.readInto(() => runtime.HEAPU8, ptr);
       return true;
     };
     let status = wasm.setLimits(options.limits);
@@ -98,7 +96,7 @@ export class InferenceSession {
     if (status === 0) {
       const json = typeof model.json === 'string' ? new TextEncoder().encode(model.json) : model.json;
       try {
-        if (!(await stage(files ? json : model.file ?? model.bytes))) status = 1;
+        if (!(await stage(files ? json : model.heap ?? model.bytes))) status = 1;
         else status = files ? wasm.loadJson(options.maxCachedPlans ?? 0) : wasm.load(options.maxCachedPlans ?? 0);
       } catch (e) {
         wasm.delete();

@@ -67,26 +67,32 @@ test('onProgress over HTTP: with Content-Length, chunked, and a 404', async () =
   });
 });
 
-// A path is read straight into the heap in 4 MB chunks, yielding between them: sessions loading
-// at once (whose heap growth replaces the heap's view between chunks) get the same outputs as
-// from bytes, and no file stays open, whether the load succeeds or fails before or after
+// Paths, downloads of known size and Blobs go straight into the heap (paths in 4 MB reads with
+// a turn of the event loop between them, downloads chunk by chunk as they arrive): sessions
+// loading at once (whose heap growth replaces the heap's view in between) get the same outputs
+// as from bytes, and no file stays open, whether the load succeeds or fails before or after
 // reading.
-test('a path read into the heap: same outputs as bytes with loads interleaved, no file left open', async () => {
+test('models read into the heap: same outputs as bytes with loads interleaved, no file left open', async () => {
   const v2 = modelPath('mobilenet_v2.onnx');
   const corrupt = `${os.tmpdir()}/webnx-corrupt-${process.pid}.onnx`;
   const openModels = () => readdirSync('/proc/self/fd').map((fd) => {
     try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; }
   }).filter((file) => [v2, mobilenet, corrupt].includes(file));
   const [v2Bytes, v3Bytes] = [await readFile(v2), await readFile(mobilenet)];
-  const [a, b, c, d] = await Promise.all([v2, mobilenet, v2Bytes, v3Bytes].map(
-    (source) => InferenceSession.create(source, { numThreads: 1 })));
-  const x = new Tensor('float32', seededFloats(3 * 224 * 224, 77), [1, 3, 224, 224]);
-  const first = (s) => s.run({ [s.inputNames[0]]: x }).then((out) => Object.values(out)[0].data);
-  assert.deepEqual(await first(a), await first(c));
-  assert.deepEqual(await first(b), await first(d));
-  await Promise.all([a, b, c, d].map((s) => s.release()));
+  await withServer(v2Bytes, async (base) => {
+    const sessions = await Promise.all([v2, `${base}/m.onnx`, new Blob([v3Bytes]), mobilenet, v2Bytes, v3Bytes].map(
+      (source) => InferenceSession.create(source, { numThreads: 1 })));
+    const x = new Tensor('float32', seededFloats(3 * 224 * 224, 77), [1, 3, 224, 224]);
+    const [a, b, c, d, want2, want3] = await Promise.all(sessions.map(
+      (s) => s.run({ [s.inputNames[0]]: x }).then((out) => Object.values(out)[0].data)));
+    assert.deepEqual(a, want2, 'path');
+    assert.deepEqual(b, want2, 'download');
+    assert.deepEqual(c, want3, 'Blob');
+    assert.deepEqual(d, want3, 'path');
+    await Promise.all(sessions.map((s) => s.release()));
+  });
   assert.deepEqual(openModels(), []);
-  await writeFile(corrupt, (await readFile(mobilenet)).subarray(0, 100_000));
+  await writeFile(corrupt, v3Bytes.subarray(0, 100_000));
   try {
     await assert.rejects(InferenceSession.create(corrupt), { code: 'MalformedModel' });
     await assert.rejects(InferenceSession.create(v2, { limits: { maxNode: 1 } }), { code: 'InvalidArgument' });
@@ -94,6 +100,32 @@ test('a path read into the heap: same outputs as bytes with loads interleaved, n
     await rm(corrupt);
   }
   assert.deepEqual(openModels(), []);
+});
+
+// A download cut short of its Content-Length, or an HTML page served with 200, is a clear
+// InvalidArgument; the next load works.
+test('a download cut short or an HTML page: InvalidArgument, and the next load works', async () => {
+  const bytes = new Uint8Array(await readFile(mobilenet));
+  const server = http.createServer((req, res) => {
+    if (req.url.includes('html')) {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      return res.end('<!DOCTYPE html><html><body>app shell</body></html>');
+    }
+    res.writeHead(200, { 'Content-Length': bytes.length });
+    res.write(bytes.subarray(0, 1 << 20), () => res.socket.destroy());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  try {
+    await assert.rejects(InferenceSession.create(`${base}/cut.onnx`, { numThreads: 1 }),
+      { code: 'InvalidArgument', message: new RegExp(`reading model '${base}/cut.onnx' failed`) });
+    await assert.rejects(InferenceSession.create(`${base}/html.onnx`, { numThreads: 1 }),
+      { code: 'InvalidArgument', message: /got HTML instead of a model/ });
+  } finally {
+    server.close();
+  }
+  const s = await InferenceSession.create(bytes, { numThreads: 1 });
+  await s.release();
 });
 
 test('worker: true gives the same outputs, metadata, profile and errors as a direct session', async () => {
