@@ -139,7 +139,7 @@ async function openFile(path, source, report, isJson) {
     const size = fs.fstatSync(fd).size;
     const head = new Uint8Array(Math.min(size, HEAD_BYTES));
     fs.readSync(fd, head, 0, head.length, 0);
-    if (size > 0 && !isJson(head)) return { heap: new FileIntoHeap(fs, fd, size, String(source), report) };
+    if (size > 0 && !isJson(head)) return { heap: new FileIntoHeap(fs, fd, size, `model '${source}'`, report) };
   } catch (e) {
     if (fd !== null) fs.closeSync(fd);
     throw new WebnxError('InvalidArgument', `cannot read model '${source}': ${e.message}`);

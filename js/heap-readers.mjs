@@ -8,18 +8,30 @@
 // new pages as it reads, and no second copy of the model is ever held.
 import { WebnxError } from './errors.mjs';
 
+// what: the file for error messages ("model '<path>'", "side file 'w.bin' of model '<path>'").
 export class FileIntoHeap {
   #fs;
   #fd;
-  #path;
+  #what;
   #report;
 
-  constructor(fs, fd, size, path, report) {
+  constructor(fs, fd, size, what, report = () => {}) {
     this.#fs = fs;
     this.#fd = fd;
     this.size = size;
-    this.#path = path;
+    this.#what = what;
     this.#report = report;
+  }
+
+  // Opens path for reading into the heap; throws what open or fstat throws.
+  static open(fs, path, what) {
+    const fd = fs.openSync(path, 'r');
+    try {
+      return new FileIntoHeap(fs, fd, fs.fstatSync(fd).size, what);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
   }
 
   // 4 MB synchronous reads with a turn of the event loop between them: no read can be in
@@ -37,7 +49,7 @@ export class FileIntoHeap {
         if (loaded < this.size) await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (e) {
-      throw new WebnxError('InvalidArgument', `cannot read model '${this.#path}': ${e.message}`);
+      throw new WebnxError('InvalidArgument', `cannot read ${this.#what}: ${e.message}`);
     } finally {
       this.close();
     }

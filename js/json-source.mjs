@@ -2,6 +2,7 @@
 // sources: recognising them, turning them into the text the wasm loader parses, and gathering
 // the side files their tensors name ("file" + "offset", ONNX external data "location").
 import { WebnxError } from './errors.mjs';
+import { FileIntoHeap } from './heap-readers.mjs';
 import { nodeBuiltin } from './node-builtin.mjs'; // keeps node:* out of browser bundles
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
@@ -71,10 +72,12 @@ async function readSideFile(base, name) {
   const isUrl = base instanceof URL || /^[a-z][a-z0-9+.-]*:/i.test(baseText);
   try {
     if (isNode && (!isUrl || baseText.startsWith('file:'))) {
-      const [{ readFile }, path, { fileURLToPath }] = await Promise.all([
-        nodeBuiltin('fs/promises'), nodeBuiltin('path'), nodeBuiltin('url')]);
+      // Read straight into the heap when it is staged (heap-readers.mjs).
+      const [fs, path, { fileURLToPath }] = await Promise.all([
+        nodeBuiltin('fs'), nodeBuiltin('path'), nodeBuiltin('url')]);
       const basePath = isUrl ? fileURLToPath(baseText) : baseText;
-      return new Uint8Array(await readFile(path.join(path.dirname(basePath), name)));
+      return FileIntoHeap.open(fs, path.join(path.dirname(basePath), name),
+        `side file '${name}' of model '${baseText}'`);
     }
     const response = await fetch(new URL(name, new URL(baseText, globalThis.location?.href)));
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -85,7 +88,8 @@ async function readSideFile(base, name) {
 }
 
 // The side files for the loader: options.files (an object or a Map of name -> bytes), plus,
-// for a document read from a path or URL, each referenced file not given, read from beside it.
+// for a document read from a path or URL, each referenced file not given, read from beside it
+// (in Node a FileIntoHeap, which the caller closes if it does not read it).
 export async function jsonSideFiles(model, given) {
   const files = new Map();
   const entries = given instanceof Map ? given.entries() : Object.entries(given ?? {});
@@ -99,8 +103,13 @@ export async function jsonSideFiles(model, given) {
   } catch {
     return files;  // the loader reports the syntax error with its position
   }
-  for (const name of referencedFiles(doc)) {
-    if (!files.has(name)) files.set(name, await readSideFile(model.base, name));
+  try {
+    for (const name of referencedFiles(doc)) {
+      if (!files.has(name)) files.set(name, await readSideFile(model.base, name));
+    }
+  } catch (e) {
+    for (const file of files.values()) file.close?.();
+    throw e;
   }
   return files;
 }

@@ -66,47 +66,46 @@ export class InferenceSession {
     const threads = await chooseThreads(options.numThreads);
     const [runtime, model] = await Promise.all([
       threads > 1 ? getThreadedRuntime() : getRuntime(), readModel(source, options.onProgress)]);
+    let files = null;
     try {
-      return await InferenceSession.#load(runtime, model, threads, options);
+      noteBackend(threads);
+      files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
+      return await InferenceSession.#load(runtime, model, files, threads, options);
     } finally {
-      model.heap?.close();  // stops a read the load did not get to
+      // Heap readers a failed load did not get to: their files close, their downloads stop.
+      model.heap?.close();
+      for (const file of files?.values() ?? []) file.close?.();
     }
   }
 
-  static async #load(runtime, model, threads, options) {
-    noteBackend(threads);
-    const files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
+  static async #load(runtime, model, files, threads, options) {
     const wasm = new runtime.WasmSession();
-    wasm.setNumThreads(Math.min(threads, runtime.WasmSession.maxThreads()));
-    // Bytes enter the heap with one HEAPU8.set, a heap reader with reads into it; 0 from
-    // stageBytes means the heap is full.
-    const stage = async (bytes) => {
-      const ptr = wasm.stageBytes(bytes instanceof Uint8Array ? bytes.byteLength : bytes.size);
-      if (!ptr) return false;
-      if (bytes instanceof Uint8Array) runtime.HEAPU8.set(bytes, ptr);
-      else await bytes.readInto(() => runtime.HEAPU8, ptr);
-      return true;
-    };
-    let status = wasm.setLimits(options.limits);
-    for (const [name, bytes] of files ?? []) {
-      if (status !== 0) break;
-      if (await stage(bytes)) wasm.addExternalFile(name);
-      else status = 1;
-    }
-    if (status === 0) {
-      const json = typeof model.json === 'string' ? new TextEncoder().encode(model.json) : model.json;
-      try {
+    try {
+      wasm.setNumThreads(Math.min(threads, runtime.WasmSession.maxThreads()));
+      // Bytes enter the heap with one HEAPU8.set, a heap reader with reads into it; 0 from
+      // stageBytes means the heap is full.
+      const stage = async (bytes) => {
+        const ptr = wasm.stageBytes(bytes instanceof Uint8Array ? bytes.byteLength : bytes.size);
+        if (!ptr) return false;
+        if (bytes instanceof Uint8Array) runtime.HEAPU8.set(bytes, ptr);
+        else await bytes.readInto(() => runtime.HEAPU8, ptr);
+        return true;
+      };
+      let status = wasm.setLimits(options.limits);
+      for (const [name, bytes] of files ?? []) {
+        if (status !== 0) break;
+        if (await stage(bytes)) wasm.addExternalFile(name);
+        else status = 1;
+      }
+      if (status === 0) {
+        const json = typeof model.json === 'string' ? new TextEncoder().encode(model.json) : model.json;
         if (!(await stage(files ? json : model.heap ?? model.bytes))) status = 1;
         else status = files ? wasm.loadJson(options.maxCachedPlans ?? 0) : wasm.load(options.maxCachedPlans ?? 0);
-      } catch (e) {
-        wasm.delete();
-        throw e;
       }
-    }
-    if (status !== 0) {
-      const error = lastWasmError(wasm);
+      if (status !== 0) throw lastWasmError(wasm);
+    } catch (e) {
       wasm.delete();
-      throw error;
+      throw e;
     }
     await runtime.webnxWorkersLoaded;  // threaded build: its workers loaded beside the model
     return new InferenceSession(runtime, wasm);

@@ -4,6 +4,7 @@
 // create() takes a document as an object, a JSON string, a .json path or bytes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -421,6 +422,17 @@ test('side files: options.files as an object or a Map, typed arrays inside docum
     await expectCode(InferenceSession.create(json), 'InvalidArgument', /cannot read side file 'w.bin'/);
     await writeFile(path.join(dir, 'w.bin'), files['w.bin']);
     assert.deepEqual(Array.from((await runOnce(json, feeds)).y.data), [11, 22, 33, 48]);
+    // Side files read in Node go straight into the heap; none stays open, whether the load
+    // succeeds, another side file is missing, or the load fails before reading them.
+    const openInDir = () => readdirSync('/proc/self/fd').filter((fd) => {
+      try { return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir); } catch { return false; }
+    });
+    assert.deepEqual(openInDir(), []);
+    await expectCode(InferenceSession.create(json, { limits: { maxNode: 1 } }), 'InvalidArgument');
+    const two = { ...doc, tensors: { ...doc.tensors, b: { shape: [4], file: 'b.bin' } } };
+    await writeFile(json, JSON.stringify(two, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+    await expectCode(InferenceSession.create(json), 'InvalidArgument', /cannot read side file 'b.bin'/);
+    assert.deepEqual(openInDir(), []);
     doc.tensors.w.file = '../w.bin';
     await writeFile(json, JSON.stringify(doc, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
     await expectCode(InferenceSession.create(json), 'InvalidArgument', /must be a relative path beside the model/);
