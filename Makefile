@@ -112,6 +112,8 @@ bench: wasm wasm-mt models
 	node bench/run.mjs --models $(MODELS) --save $(BUILD)/bench/1t.json $(BENCH_ARGS)
 	@echo "== 2 threads: each runtime in its own process (spinning pools distort shared runs)"
 	node bench/threads.mjs --models $(MODELS) --threads 2 --one $(BUILD)/bench/1t.json $(BENCH_ARGS)
+	@echo "== webnx's cold load from bytes, a path and a URL (1 thread)"
+	node bench/load-sources.mjs --models $(MODELS) --reps 3
 
 # libFuzzer targets under ASan + UBSan (clang-14), FUZZ_SECONDS each; not part of make test.
 FUZZ := $(BUILD)/fuzz
