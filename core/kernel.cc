@@ -29,8 +29,8 @@ Status PlanContext::DerivedConstant(int i, const std::string& kind, size_t float
                                     ConstantCache::Placement placement) const {
   const Tensor* source = nullptr;
   WEBNX_RETURN_IF_ERROR(FloatConstant(i, &source));
-  if (constants_) return constants_->Get(*source, kind, floats, derive, out, placement);
-  return DeriveConstant(*source, floats, derive, out);
+  ConstantCache uncached;  // knows no initializer: derives into new storage
+  return (constants_ ? *constants_ : uncached).Get(*source, kind, floats, derive, out, placement);
 }
 
 Status PlanContext::DerivedSplitConstant(int i, const std::string& kind, size_t floats,
@@ -38,9 +38,9 @@ Status PlanContext::DerivedSplitConstant(int i, const std::string& kind, size_t 
                                          Tensor* head, Tensor* tail) const {
   const Tensor* source = nullptr;
   WEBNX_RETURN_IF_ERROR(FloatConstant(i, &source));
-  if (constants_) return constants_->GetSplit(*source, kind, floats, granule, derive, head, tail);
   ConstantCache uncached;  // knows no initializer: derives into new storage
-  return uncached.GetSplit(*source, kind, floats, granule, derive, head, tail);
+  return (constants_ ? *constants_ : uncached)
+      .GetSplit(*source, kind, floats, granule, derive, head, tail);
 }
 
 std::string PlanContext::ConstantRewrittenAs(int i) const {

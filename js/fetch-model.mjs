@@ -106,46 +106,25 @@ async function fetchModel(url, report, isJson) {
   return fromStream(response.body.getReader(), total, report, `'${url}'`, isJson, checkHead);
 }
 
-async function readFileWithProgress(source, report) {
-  const { open } = await nodeBuiltin('fs/promises');
-  let handle;
-  try {
-    handle = await open(source, 'r');
-    const { size } = await handle.stat();
-    const bytes = new Uint8Array(size);
-    const step = 1 << 20;
-    report(0, size);
-    for (let loaded = 0; loaded < size;) {
-      const { bytesRead } = await handle.read(bytes, loaded, Math.min(step, size - loaded), loaded);
-      if (bytesRead === 0) return bytes.subarray(0, loaded);
-      loaded += bytesRead;
-      report(loaded, size);
-    }
-    if (size === 0) report(0, 0);
-    return bytes;
-  } catch (e) {
-    throw new WebnxError('InvalidArgument', `cannot read model '${source}': ${e.message}`);
-  } finally {
-    await handle?.close();
-  }
-}
-
 // A file in Node: { heap } unless it is empty or JSON, which are read whole.
 async function openFile(path, source, report, isJson) {
   const fs = await nodeBuiltin('fs');
   let fd = null;
+  let file;
   try {
     fd = fs.openSync(path, 'r');
     const size = fs.fstatSync(fd).size;
     const head = new Uint8Array(Math.min(size, HEAD_BYTES));
     fs.readSync(fd, head, 0, head.length, 0);
-    if (size > 0 && !isJson(head)) return { heap: new FileIntoHeap(fs, fd, size, `model '${source}'`, report) };
+    file = new FileIntoHeap(fs, fd, size, `model '${source}'`, report);
+    if (size > 0 && !isJson(head)) return { heap: file };
   } catch (e) {
     if (fd !== null) fs.closeSync(fd);
     throw new WebnxError('InvalidArgument', `cannot read model '${source}': ${e.message}`);
   }
-  fs.closeSync(fd);
-  return { bytes: await readFileWithProgress(path, report) };
+  const bytes = new Uint8Array(file.size);  // the same reads, into a JS buffer
+  await file.readInto(() => bytes, 0);
+  return { bytes };
 }
 
 function nodeFilePath(source) {

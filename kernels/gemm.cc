@@ -56,7 +56,7 @@ class GemmKernel : public Kernel {
     if (has_c_) WEBNX_RETURN_IF_ERROR(PlanBias(ctx));
     PlanDotPath(ctx);
     if (!dot_path_ && product_.Plan(m_, n_, k_, trans_a_, trans_b_, ctx.threads()))
-      WEBNX_RETURN_IF_ERROR(product_.Allocate(ctx, 1));
+      WEBNX_RETURN_IF_ERROR(product_.Allocate(ctx));
     ctx.SetOutput(0, DType::kFloat32, {m_, n_});
     return Status::Ok();
   }
@@ -211,7 +211,7 @@ class MatMulKernel : public Kernel {
     PlanBatches(a_batch, b_batch, batch);
     const int64_t rows = fold_batches_ ? batches_ * m_ : m_;
     if (product_.Plan(rows, n_, k_, false, false, ctx.threads()))
-      WEBNX_RETURN_IF_ERROR(product_.Allocate(ctx, 1));
+      WEBNX_RETURN_IF_ERROR(product_.Allocate(ctx));
     return Status::Ok();
   }
 

@@ -33,7 +33,8 @@ bool PackedMatMul::Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool tran
   return true;
 }
 
-Status PackedMatMul::Allocate(const PlanContext& ctx, int b_input) {
+Status PackedMatMul::Allocate(const PlanContext& ctx) {
+  constexpr int b_input = 1;
   constant_b_ = Tensor();
   WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
       DType::kFloat32, {static_cast<int64_t>(simd::PackedLhsSize(m_, k_))}, &packed_a_));

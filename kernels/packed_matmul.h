@@ -18,10 +18,10 @@ class PackedMatMul {
   // or has a size past int32: the caller keeps GemmRef. (Fewer rows than the tile's 4 still
   // gain: MatMul 1 x 768 x 3072 4.3 -> 1.3 ms, 2 x 768 x 768 2.0 -> 0.5 ms in wasm.)
   bool Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, int threads);
-  // Allocates the planned scratch, and packs B once when input `b_input` is a constant
-  // holding one k x n (or, transposed, n x k) matrix: over its own storage when only this node
-  // reads it and the sizes match (ConstantCache), else beside it.
-  Status Allocate(const PlanContext& ctx, int b_input);
+  // Allocates the planned scratch, and packs B (the node's input 1, for Gemm and MatMul alike)
+  // once when it is a constant holding one k x n (or, transposed, n x k) matrix: over its own
+  // storage when only this node reads it and the sizes match (ConstantCache), else beside it.
+  Status Allocate(const PlanContext& ctx);
   bool planned() const { return planned_; }
 
   // C (m x n, rows n floats apart) = clamp(alpha * op(A) * op(B) + (accumulate ? C : 0)).
