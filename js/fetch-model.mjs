@@ -109,17 +109,12 @@ async function fetchModel(url, report, isJson) {
 // A file in Node: { heap } unless it is empty or JSON, which are read whole.
 async function openFile(path, source, report, isJson) {
   const fs = await nodeBuiltin('fs');
-  let fd = null;
-  let file;
+  let file = null;
   try {
-    fd = fs.openSync(path, 'r');
-    const size = fs.fstatSync(fd).size;
-    const head = new Uint8Array(Math.min(size, HEAD_BYTES));
-    fs.readSync(fd, head, 0, head.length, 0);
-    file = new FileIntoHeap(fs, fd, size, `model '${source}'`, report);
-    if (size > 0 && !isJson(head)) return { heap: file };
+    file = FileIntoHeap.open(fs, path, `model '${source}'`, report);
+    if (file.size > 0 && !isJson(file.readHead(HEAD_BYTES))) return { heap: file };
   } catch (e) {
-    if (fd !== null) fs.closeSync(fd);
+    file?.close();
     throw new WebnxError('InvalidArgument', `cannot read model '${source}': ${e.message}`);
   }
   const bytes = new Uint8Array(file.size);  // the same reads, into a JS buffer

@@ -24,14 +24,21 @@ export class FileIntoHeap {
   }
 
   // Opens path for reading into the heap; throws what open or fstat throws.
-  static open(fs, path, what) {
+  static open(fs, path, what, report) {
     const fd = fs.openSync(path, 'r');
     try {
-      return new FileIntoHeap(fs, fd, fs.fstatSync(fd).size, what);
+      return new FileIntoHeap(fs, fd, fs.fstatSync(fd).size, what, report);
     } catch (e) {
       fs.closeSync(fd);
       throw e;
     }
+  }
+
+  // The file's first bytes (at most `length`), to tell what it holds.
+  readHead(length) {
+    const head = new Uint8Array(Math.min(this.size, length));
+    this.#fs.readSync(this.#fd, head, 0, head.length, 0);
+    return head;
   }
 
   // 4 MB synchronous reads with a turn of the event loop between them: no read can be in
