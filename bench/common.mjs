@@ -11,6 +11,14 @@ export function option(argv, name, fallback) {
   return i >= 0 ? argv[i + 1] : fallback;
 }
 
+// The q-quantile of xs, interpolating between neighbours (q = 0.5: the median).
+export function quantile(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (pos - lo);
+}
+
 // Every runtime sees the same seeded image.
 export const INPUT_DIMS = [1, 3, 224, 224];
 export const benchInput = () => seededFloats(3 * 224 * 224, 1235);

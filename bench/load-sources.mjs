@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { option, ZOO } from './common.mjs';
+import { option, quantile, ZOO } from './common.mjs';
 import { createServer, listen } from '../scripts/serve.mjs';
 
 const KINDS = ['bytes', 'path', 'url'];
@@ -30,7 +30,7 @@ async function child(kind, source) {
   process.exit(0);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+const median = (xs) => quantile(xs, 0.5);
 
 async function main() {
   const here = path.dirname(fileURLToPath(import.meta.url));

@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { relativeMaxError } from '../tests/node/helpers.mjs';
-import { benchInput, INPUT_DIMS, option, sessionMaker, ZOO } from './common.mjs';
+import { benchInput, INPUT_DIMS, option, quantile, sessionMaker, ZOO } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -39,13 +39,6 @@ const timedNames = ['webnx', 'ort-web', 'ort-node'].filter((name) => chosen.incl
 const makers = {};
 for (const name of timedNames) makers[name] = await sessionMaker(name, threads);
 const referenceMaker = await sessionMaker('ort-node', 1);
-
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (pos - lo);
-};
 
 // One runtime behind a common face: load(bytes) -> run(data) -> Float32Array; webnx's also
 // profiles a run.
