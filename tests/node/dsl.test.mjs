@@ -4,14 +4,13 @@
 // create() takes a document as an object, a JSON string, a .json path or bytes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
 import { onnxJsonToOnnx, onnxToOnnxJson, onnxToWebnxGraph, fromBase64 } from '../../js/convert.mjs';
-import { modelPath, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
+import { modelPath, openFiles, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
 
 const examples = path.join(repoRoot, 'examples/dsl');
 const readJson = async (file) => JSON.parse(await readFile(path.join(examples, file), 'utf8'));
@@ -424,9 +423,7 @@ test('side files: options.files as an object or a Map, typed arrays inside docum
     assert.deepEqual(Array.from((await runOnce(json, feeds)).y.data), [11, 22, 33, 48]);
     // Side files read in Node go straight into the heap; none stays open, whether the load
     // succeeds, another side file is missing, or the load fails before reading them.
-    const openInDir = () => readdirSync('/proc/self/fd').filter((fd) => {
-      try { return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir); } catch { return false; }
-    });
+    const openInDir = () => openFiles().filter((file) => file.startsWith(dir));
     assert.deepEqual(openInDir(), []);
     await expectCode(InferenceSession.create(json, { limits: { maxNode: 1 } }), 'InvalidArgument');
     const two = { ...doc, tensors: { ...doc.tensors, b: { shape: [4], file: 'b.bin' } } };

@@ -1,4 +1,5 @@
 // Shared by the node:test files: model paths, seeded inputs, and comparison with onnxruntime-node.
+import { readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,4 +27,11 @@ export function argmax(data, offset = 0, length = data.length) {
   let best = offset;
   for (let i = offset; i < offset + length; i++) if (data[i] > data[best]) best = i;
   return best - offset;
+}
+
+// The files this process holds open (Linux: /proc/self/fd), for checks that a load closed its own.
+export function openFiles() {
+  return readdirSync('/proc/self/fd').map((fd) => {
+    try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; }  // closed meanwhile
+  });
 }

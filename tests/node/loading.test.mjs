@@ -3,14 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readlinkSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
-import { modelPath, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
+import { modelPath, openFiles, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
 
 const run = promisify(execFile);
 const tinyPath = modelPath('testdata/tiny_conv.onnx');
@@ -75,9 +74,7 @@ test('onProgress over HTTP: with Content-Length, chunked, and a 404', async () =
 test('models read into the heap: same outputs as bytes with loads interleaved, no file left open', async () => {
   const v2 = modelPath('mobilenet_v2.onnx');
   const corrupt = `${os.tmpdir()}/webnx-corrupt-${process.pid}.onnx`;
-  const openModels = () => readdirSync('/proc/self/fd').map((fd) => {
-    try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; }
-  }).filter((file) => [v2, mobilenet, corrupt].includes(file));
+  const openModels = () => openFiles().filter((file) => [v2, mobilenet, corrupt].includes(file));
   const [v2Bytes, v3Bytes] = [await readFile(v2), await readFile(mobilenet)];
   await withServer(v2Bytes, async (base) => {
     const sessions = await Promise.all([v2, `${base}/m.onnx`, new Blob([v3Bytes]), mobilenet, v2Bytes, v3Bytes].map(
