@@ -1,9 +1,9 @@
 // Model bytes from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress
 // events { loaded, total } while they arrive (total is undefined when the size is unknown).
-// openModel leaves an ONNX model of known size to be read straight into the wasm heap
-// (heap-readers.mjs); readModelBytes gathers any source in a JS buffer.
+// openModel leaves an ONNX model to be read straight into the wasm heap (heap-readers.mjs);
+// readModelBytes gathers any source in a JS buffer.
 import { WebnxError } from './errors.mjs';
-import { FileIntoHeap, StreamIntoHeap } from './heap-readers.mjs';
+import { ChunksIntoHeap, FileIntoHeap, StreamIntoHeap, nextChunk } from './heap-readers.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
@@ -26,11 +26,11 @@ function concat(chunks, length) {
 
 // Reads a stream of Uint8Array chunks into one array, reporting as it goes; `first` holds the
 // chunks already read, `loaded` their bytes.
-async function readChunks(reader, total, report, first = [], loaded = 0) {
+async function readChunks(reader, total, report, what, first = [], loaded = 0) {
   let buffer = new Uint8Array(Math.max(total > 0 ? total : 1 << 16, loaded));
   buffer.set(concat(first, loaded));
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await nextChunk(reader, what);
     if (done) break;
     if (loaded + value.length > buffer.length) {
       const grown = new Uint8Array(Math.max(buffer.length * 2, loaded + value.length));
@@ -45,12 +45,12 @@ async function readChunks(reader, total, report, first = [], loaded = 0) {
 }
 
 // The first chunks of a stream, up to HEAD_BYTES or its end.
-async function readHead(reader, report, total) {
+async function readHead(reader, report, total, what) {
   const chunks = [];
   let loaded = 0;
   report(0, total);
   while (loaded < HEAD_BYTES) {
-    const { done, value } = await reader.read();
+    const { done, value } = await nextChunk(reader, what);
     if (done) return { chunks, loaded, done: true };
     chunks.push(value);
     loaded += value.length;
@@ -64,17 +64,16 @@ function looksLikeHtml(bytes) {
   return head.startsWith('<!doctype') || head.startsWith('<html') || head.startsWith('<head') || head.startsWith('<body');
 }
 
-// A stream of `total` bytes (undefined: unknown): { heap } when it holds an ONNX model of known
-// size, else { bytes }. checkHead throws for first bytes that cannot be a model.
+// A stream of `total` bytes (undefined: unknown): { heap } when it holds an ONNX model, else
+// { bytes }. checkHead throws for first bytes that cannot be a model.
 async function fromStream(reader, total, report, what, isJson, checkHead = () => {}) {
-  const head = await readHead(reader, report, total);
+  const head = await readHead(reader, report, total, what);
   const first = concat(head.chunks, head.loaded);
   checkHead(first);
-  if (total !== undefined && !head.done && !isJson(first)) {
-    return { heap: new StreamIntoHeap(reader, total, head.chunks, report, what) };
-  }
   if (head.done) return { bytes: first };
-  return { bytes: await readChunks(reader, total, report, head.chunks, head.loaded) };
+  if (isJson(first)) return { bytes: await readChunks(reader, total, report, what, head.chunks, head.loaded) };
+  if (total !== undefined) return { heap: new StreamIntoHeap(reader, total, head.chunks, report, what) };
+  return { heap: await ChunksIntoHeap.read(reader, head.chunks, head.loaded, report, what) };
 }
 
 async function fetchModel(url, report, isJson) {

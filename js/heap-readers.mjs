@@ -1,12 +1,22 @@
 // Model bytes that go straight into the wasm heap instead of into a JS buffer first: a file in
-// Node, or a download or Blob of known size. Both have `size`, `readInto(heap, ptr)` (fills
-// heap()[ptr, ptr + size); heap() is asked again for every write, since the heap's view is
-// replaced when memory grows and another session may load in between) and `close()` (after a
-// load that failed before reading: stops the read).
+// Node, a download or a Blob (chunk by chunk when its size is known, else once it has all
+// come). Each has `size`, `readInto(heap, ptr)` (fills heap()[ptr, ptr + size); heap() is asked
+// again for every write, since the heap's view is replaced when memory grows and another session
+// may load in between) and `close()` (after a load that failed before reading: stops the read).
 //
 // ResNet18 (46 MB) from its path, read + stage: 95-115 -> 27 ms, since the kernel fills the heap's
 // new pages as it reads, and no second copy of the model is ever held.
 import { WebnxError } from './errors.mjs';
+
+// The next { done, value } of a download or Blob; a failed read (a connection cut short) is
+// an InvalidArgument naming the model.
+export async function nextChunk(reader, what) {
+  try {
+    return await reader.read();
+  } catch (e) {
+    throw new WebnxError('InvalidArgument', `reading model ${what} failed: ${e.message}`);
+  }
+}
 
 // what: the file for error messages ("model '<path>'", "side file 'w.bin' of model '<path>'").
 export class FileIntoHeap {
@@ -122,5 +132,43 @@ export class StreamIntoHeap {
 
   close() {
     this.#reader.cancel().catch(() => {});
+  }
+}
+
+// A download whose length is only known at its end (chunked, or compressed: Content-Length then
+// counts the encoded bytes). Its chunks are kept as they come and copied into the heap once,
+// with no JS buffer of the whole model grown along the way.
+export class ChunksIntoHeap {
+  #chunks;
+
+  constructor(chunks, size) {
+    this.#chunks = chunks;
+    this.size = size;
+  }
+
+  // Reads the rest of the stream after `first` (the chunks already read, `loaded` bytes).
+  static async read(reader, first, loaded, report, what) {
+    const chunks = [...first];
+    for (;;) {
+      const { done, value } = await nextChunk(reader, what);
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      report(loaded, undefined);
+    }
+    return new ChunksIntoHeap(chunks, loaded);
+  }
+
+  async readInto(heap, ptr) {
+    let at = 0;
+    for (const chunk of this.#chunks) {
+      heap().set(chunk, ptr + at);
+      at += chunk.length;
+    }
+    this.#chunks = [];
+  }
+
+  close() {
+    this.#chunks = [];
   }
 }

@@ -7,6 +7,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import http from 'node:http';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
 import { modelPath, openFiles, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
@@ -21,15 +22,20 @@ function checkProgress(events, size, atLeast = 2) {
   for (let i = 1; i < events.length; i++) assert.ok(events[i].loaded >= events[i - 1].loaded);
 }
 
-// A local server for the model, once with Content-Length and once chunked (no total).
+// A local server for the model: with Content-Length, chunked (no total), or gzip-encoded (its
+// Content-Length counts the compressed bytes).
 async function withServer(bytes, fn) {
+  const gzipped = gzipSync(bytes);
   const server = http.createServer((req, res) => {
     if (req.url.includes('missing')) {
       res.writeHead(404, { 'Content-Type': 'text/html' });
       return res.end('<!doctype html><h1>Not found</h1>');
     }
-    res.writeHead(200, req.url.includes('chunked') ? {} : { 'Content-Length': bytes.length });
-    for (let i = 0; i < bytes.length; i += 1 << 16) res.write(bytes.subarray(i, i + (1 << 16)));
+    const gzip = req.url.includes('gzip');
+    const body = gzip ? gzipped : bytes;
+    if (gzip) res.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+    else res.writeHead(200, req.url.includes('chunked') ? {} : { 'Content-Length': body.length });
+    for (let i = 0; i < body.length; i += 1 << 16) res.write(body.subarray(i, i + (1 << 16)));
     res.end();
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -66,26 +72,29 @@ test('onProgress over HTTP: with Content-Length, chunked, and a 404', async () =
   });
 });
 
-// Paths, downloads of known size and Blobs go straight into the heap (paths in 4 MB reads with
-// a turn of the event loop between them, downloads chunk by chunk as they arrive): sessions
-// loading at once (whose heap growth replaces the heap's view in between) get the same outputs
-// as from bytes, and no file stays open, whether the load succeeds or fails before or after
-// reading.
+// Paths, downloads and Blobs go straight into the heap (paths in 4 MB reads with a turn of the
+// event loop between them, downloads of known size chunk by chunk as they arrive, chunked and
+// compressed ones once they have all come): sessions loading at once (whose heap growth
+// replaces the heap's view in between) get the same outputs as from bytes, and no file stays
+// open, whether the load succeeds or fails before or after reading.
 test('models read into the heap: same outputs as bytes with loads interleaved, no file left open', async () => {
   const v2 = modelPath('mobilenet_v2.onnx');
   const corrupt = `${os.tmpdir()}/webnx-corrupt-${process.pid}.onnx`;
   const openModels = () => openFiles().filter((file) => [v2, mobilenet, corrupt].includes(file));
   const [v2Bytes, v3Bytes] = [await readFile(v2), await readFile(mobilenet)];
   await withServer(v2Bytes, async (base) => {
-    const sessions = await Promise.all([v2, `${base}/m.onnx`, new Blob([v3Bytes]), mobilenet, v2Bytes, v3Bytes].map(
+    const sessions = await Promise.all([v2, `${base}/m.onnx`, new Blob([v3Bytes]), mobilenet,
+      `${base}/chunked.onnx`, `${base}/gzip.onnx`, v2Bytes, v3Bytes].map(
       (source) => InferenceSession.create(source, { numThreads: 1 })));
     const x = new Tensor('float32', seededFloats(3 * 224 * 224, 77), [1, 3, 224, 224]);
-    const [a, b, c, d, want2, want3] = await Promise.all(sessions.map(
+    const [a, b, c, d, e, f, want2, want3] = await Promise.all(sessions.map(
       (s) => s.run({ [s.inputNames[0]]: x }).then((out) => Object.values(out)[0].data)));
     assert.deepEqual(a, want2, 'path');
     assert.deepEqual(b, want2, 'download');
     assert.deepEqual(c, want3, 'Blob');
     assert.deepEqual(d, want3, 'path');
+    assert.deepEqual(e, want2, 'chunked download');
+    assert.deepEqual(f, want2, 'gzip-encoded download');
     await Promise.all(sessions.map((s) => s.release()));
   });
   assert.deepEqual(openModels(), []);
@@ -99,8 +108,8 @@ test('models read into the heap: same outputs as bytes with loads interleaved, n
   assert.deepEqual(openModels(), []);
 });
 
-// A download cut short of its Content-Length, or an HTML page served with 200, is a clear
-// InvalidArgument; the next load works.
+// A download cut short (of its Content-Length, or chunked with no total), or an HTML page
+// served with 200, is a clear InvalidArgument; the next load works.
 test('a download cut short or an HTML page: InvalidArgument, and the next load works', async () => {
   const bytes = new Uint8Array(await readFile(mobilenet));
   const server = http.createServer((req, res) => {
@@ -108,7 +117,7 @@ test('a download cut short or an HTML page: InvalidArgument, and the next load w
       res.writeHead(200, { 'Content-Type': 'text/html' });
       return res.end('<!DOCTYPE html><html><body>app shell</body></html>');
     }
-    res.writeHead(200, { 'Content-Length': bytes.length });
+    res.writeHead(200, req.url.includes('chunked') ? {} : { 'Content-Length': bytes.length });
     res.write(bytes.subarray(0, 1 << 20), () => res.socket.destroy());
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -116,6 +125,8 @@ test('a download cut short or an HTML page: InvalidArgument, and the next load w
   try {
     await assert.rejects(InferenceSession.create(`${base}/cut.onnx`, { numThreads: 1 }),
       { code: 'InvalidArgument', message: new RegExp(`reading model '${base}/cut.onnx' failed`) });
+    await assert.rejects(InferenceSession.create(`${base}/cut-chunked.onnx`, { numThreads: 1 }),
+      { code: 'InvalidArgument', message: new RegExp(`reading model '${base}/cut-chunked.onnx' failed`) });
     await assert.rejects(InferenceSession.create(`${base}/html.onnx`, { numThreads: 1 }),
       { code: 'InvalidArgument', message: /got HTML instead of a model/ });
   } finally {
