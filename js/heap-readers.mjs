@@ -18,6 +18,15 @@ export async function nextChunk(reader, what) {
   }
 }
 
+// Copies chunks one after another into heap()[ptr, ...).
+function copyChunks(chunks, heap, ptr) {
+  let at = 0;
+  for (const chunk of chunks) {
+    heap().set(chunk, ptr + at);
+    at += chunk.length;
+  }
+}
+
 // what: the file for error messages ("model '<path>'", "side file 'w.bin' of model '<path>'").
 export class FileIntoHeap {
   #fs;
@@ -116,11 +125,7 @@ export class StreamIntoHeap {
   }
 
   async readInto(heap, ptr) {
-    let at = 0;
-    for (const chunk of this.#pending) {
-      heap().set(chunk, ptr + at);
-      at += chunk.length;
-    }
+    copyChunks(this.#pending, heap, ptr);
     this.#pending = [];
     this.#sink = (chunk, offset) => heap().set(chunk, ptr + offset);
     try {
@@ -160,11 +165,7 @@ export class ChunksIntoHeap {
   }
 
   async readInto(heap, ptr) {
-    let at = 0;
-    for (const chunk of this.#chunks) {
-      heap().set(chunk, ptr + at);
-      at += chunk.length;
-    }
+    copyChunks(this.#chunks, heap, ptr);
     this.#chunks = [];
   }
 
