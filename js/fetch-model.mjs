@@ -3,7 +3,7 @@
 // openModel leaves an ONNX model to be read straight into the wasm heap (heap-readers.mjs);
 // readModelBytes gathers any source in a JS buffer.
 import { WebnxError } from './errors.mjs';
-import { ChunksIntoHeap, FileIntoHeap, StreamIntoHeap, nextChunk } from './heap-readers.mjs';
+import { ChunksIntoHeap, FileIntoHeap, MAX_MODEL_BYTES, StreamIntoHeap, nextChunk, tooLarge } from './heap-readers.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
@@ -30,7 +30,7 @@ async function readChunks(reader, total, report, what, first = [], loaded = 0) {
   let buffer = new Uint8Array(Math.max(total > 0 ? total : 1 << 16, loaded));
   buffer.set(concat(first, loaded));
   for (;;) {
-    const { done, value } = await nextChunk(reader, what);
+    const { done, value } = await nextChunk(reader, what, loaded);
     if (done) break;
     if (loaded + value.length > buffer.length) {
       const grown = new Uint8Array(Math.max(buffer.length * 2, loaded + value.length));
@@ -50,7 +50,7 @@ async function readHead(reader, report, total, what) {
   let loaded = 0;
   report(0, total);
   while (loaded < HEAD_BYTES) {
-    const { done, value } = await nextChunk(reader, what);
+    const { done, value } = await nextChunk(reader, what, loaded);
     if (done) return { chunks, loaded, done: true };
     chunks.push(value);
     loaded += value.length;
@@ -102,6 +102,10 @@ async function fetchModel(url, report, isJson) {
   const encoded = (response.headers.get('content-encoding') || 'identity') !== 'identity';
   const length = Number(response.headers.get('content-length'));
   const total = !encoded && length > 0 ? length : undefined;
+  if (total > MAX_MODEL_BYTES) {
+    response.body.cancel().catch(() => {});
+    throw tooLarge(`'${url}'`, `${total} bytes, more`);
+  }
   return fromStream(response.body.getReader(), total, report, `'${url}'`, isJson, checkHead);
 }
 

@@ -8,14 +8,31 @@
 // new pages as it reads, and no second copy of the model is ever held.
 import { WebnxError } from './errors.mjs';
 
-// The next { done, value } of a download or Blob; a failed read (a connection cut short) is
-// an InvalidArgument naming the model.
-export async function nextChunk(reader, what) {
+// The most bytes the wasm heap can stage (wasm32: 4 GiB of memory in all).
+export const MAX_MODEL_BYTES = 2 ** 32 - 1;
+
+// The next { done, value } of a download or Blob with `loaded` bytes read so far. A failed read
+// (a connection cut short) is an InvalidArgument naming the model, and a stream running past
+// what the heap could hold is an OutOfMemory (its read stopped) instead of memory growing until
+// the process dies.
+export async function nextChunk(reader, what, loaded) {
+  let chunk;
   try {
-    return await reader.read();
+    chunk = await reader.read();
   } catch (e) {
     throw new WebnxError('InvalidArgument', `reading model ${what} failed: ${e.message}`);
   }
+  if (!chunk.done && loaded + chunk.value.length > MAX_MODEL_BYTES) {
+    reader.cancel().catch(() => {});
+    throw tooLarge(what, 'more');
+  }
+  return chunk;
+}
+
+// size: the bytes the model holds ('more' when still arriving).
+export function tooLarge(what, size) {
+  return new WebnxError('OutOfMemory',
+    `model ${what} holds ${size} than the ${MAX_MODEL_BYTES} bytes the wasm heap can hold`);
 }
 
 // Copies chunks one after another into heap()[ptr, ...).
@@ -155,7 +172,7 @@ export class ChunksIntoHeap {
   static async read(reader, first, loaded, report, what) {
     const chunks = [...first];
     for (;;) {
-      const { done, value } = await nextChunk(reader, what);
+      const { done, value } = await nextChunk(reader, what, loaded);
       if (done) break;
       chunks.push(value);
       loaded += value.length;

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
+import { ChunksIntoHeap, MAX_MODEL_BYTES } from '../../js/heap-readers.mjs';
 import { modelPath, openFiles, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
 
 const run = promisify(execFile);
@@ -134,6 +135,35 @@ test('a download cut short or an HTML page: InvalidArgument, and the next load w
   }
   const s = await InferenceSession.create(bytes, { numThreads: 1 });
   await s.release();
+});
+
+// A download larger than the 4 GiB heap fails with OutOfMemory as soon as that is known, its
+// read stopped: at once when its Content-Length says so, else when the bytes pass the bound
+// (here a stream that repeats one 64 MiB chunk, so the test holds no 4 GiB).
+test('a download too large for the heap: OutOfMemory, its read stopped', async () => {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Length': 5_000_000_000 });
+    res.write(new Uint8Array(1 << 16));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await assert.rejects(InferenceSession.create(`http://127.0.0.1:${server.address().port}/big.onnx`),
+      { code: 'OutOfMemory', message: /holds 5000000000 bytes, more than the 4294967295 bytes the wasm heap can hold/ });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+  const chunk = new Uint8Array(64 << 20);
+  let reads = 0;
+  let cancelled = false;
+  const endless = {
+    read: async () => { reads += 1; return { done: false, value: chunk }; },
+    cancel: async () => { cancelled = true; },
+  };
+  await assert.rejects(ChunksIntoHeap.read(endless, [], 0, () => {}, "'endless'"),
+    { code: 'OutOfMemory', message: /model 'endless' holds more than the 4294967295 bytes/ });
+  assert.equal(reads, Math.floor(MAX_MODEL_BYTES / chunk.length) + 1);
+  assert.ok(cancelled);
 });
 
 test('worker: true gives the same outputs, metadata, profile and errors as a direct session', async () => {
