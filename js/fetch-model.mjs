@@ -3,7 +3,9 @@
 // openModel leaves an ONNX model to be read straight into the wasm heap (heap-readers.mjs);
 // readModelBytes gathers any source in a JS buffer.
 import { WebnxError } from './errors.mjs';
-import { ChunksIntoHeap, FileIntoHeap, MAX_MODEL_BYTES, StreamIntoHeap, nextChunk, tooLarge } from './heap-readers.mjs';
+import {
+  ChunksIntoHeap, FileIntoHeap, MAX_MODEL_BYTES, StreamIntoHeap, copyChunks, readStream, tooLarge,
+} from './heap-readers.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
 
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
@@ -16,47 +18,14 @@ function reporter(onProgress) {
 
 function concat(chunks, length) {
   const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
+  copyChunks(chunks, () => bytes, 0);
   return bytes;
 }
 
-// Reads a stream of Uint8Array chunks into one array, reporting as it goes; `first` holds the
-// chunks already read, `loaded` their bytes.
-async function readChunks(reader, total, report, what, first = [], loaded = 0) {
-  let buffer = new Uint8Array(Math.max(total > 0 ? total : 1 << 16, loaded));
-  buffer.set(concat(first, loaded));
-  for (;;) {
-    const { done, value } = await nextChunk(reader, what, loaded);
-    if (done) break;
-    if (loaded + value.length > buffer.length) {
-      const grown = new Uint8Array(Math.max(buffer.length * 2, loaded + value.length));
-      grown.set(buffer.subarray(0, loaded));
-      buffer = grown;
-    }
-    buffer.set(value, loaded);
-    loaded += value.length;
-    report(loaded, total);
-  }
-  return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
-}
-
 // The first chunks of a stream, up to HEAD_BYTES or its end.
-async function readHead(reader, report, total, what) {
-  const chunks = [];
-  let loaded = 0;
+function readHead(reader, report, total, what) {
   report(0, total);
-  while (loaded < HEAD_BYTES) {
-    const { done, value } = await nextChunk(reader, what, loaded);
-    if (done) return { chunks, loaded, done: true };
-    chunks.push(value);
-    loaded += value.length;
-    report(loaded, total);
-  }
-  return { chunks, loaded, done: false };
+  return readStream(reader, { total, until: HEAD_BYTES }, report, what);
 }
 
 function looksLikeHtml(bytes) {
@@ -71,9 +40,10 @@ async function fromStream(reader, total, report, what, isJson, checkHead = () =>
   const first = concat(head.chunks, head.loaded);
   checkHead(first);
   if (head.done) return { bytes: first };
-  if (isJson(first)) return { bytes: await readChunks(reader, total, report, what, head.chunks, head.loaded) };
-  if (total !== undefined) return { heap: new StreamIntoHeap(reader, total, head.chunks, report, what) };
-  return { heap: await ChunksIntoHeap.read(reader, head.chunks, head.loaded, report, what) };
+  const json = isJson(first);
+  if (total !== undefined && !json) return { heap: new StreamIntoHeap(reader, total, head.chunks, report, what) };
+  const all = await readStream(reader, { chunks: head.chunks, loaded: head.loaded, total }, report, what);
+  return json ? { bytes: concat(all.chunks, all.loaded) } : { heap: new ChunksIntoHeap(all.chunks, all.loaded) };
 }
 
 async function fetchModel(url, report, isJson) {
@@ -104,7 +74,7 @@ async function fetchModel(url, report, isJson) {
   const total = !encoded && length > 0 ? length : undefined;
   if (total > MAX_MODEL_BYTES) {
     response.body.cancel().catch(() => {});
-    throw tooLarge(`'${url}'`, `${total} bytes, more`);
+    throw tooLarge(`'${url}'`, total);
   }
   return fromStream(response.body.getReader(), total, report, `'${url}'`, isJson, checkHead);
 }

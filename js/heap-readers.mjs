@@ -15,7 +15,7 @@ export const MAX_MODEL_BYTES = 2 ** 32 - 1;
 // (a connection cut short) is an InvalidArgument naming the model, and a stream running past
 // what the heap could hold is an OutOfMemory (its read stopped) instead of memory growing until
 // the process dies.
-export async function nextChunk(reader, what, loaded) {
+async function nextChunk(reader, what, loaded) {
   let chunk;
   try {
     chunk = await reader.read();
@@ -24,19 +24,34 @@ export async function nextChunk(reader, what, loaded) {
   }
   if (!chunk.done && loaded + chunk.value.length > MAX_MODEL_BYTES) {
     reader.cancel().catch(() => {});
-    throw tooLarge(what, 'more');
+    throw tooLarge(what);
   }
   return chunk;
 }
 
-// size: the bytes the model holds ('more' when still arriving).
+// size: the bytes the model announced (undefined: it is still arriving).
 export function tooLarge(what, size) {
+  const holds = size === undefined ? 'more' : `${size} bytes, more`;
   return new WebnxError('OutOfMemory',
-    `model ${what} holds ${size} than the ${MAX_MODEL_BYTES} bytes the wasm heap can hold`);
+    `model ${what} holds ${holds} than the ${MAX_MODEL_BYTES} bytes the wasm heap can hold`);
+}
+
+// Reads a stream on from `chunks` (already read: `loaded` bytes) until it ends or holds at least
+// `until` bytes, reporting (loaded, total) as it goes: { chunks, loaded, done }.
+export async function readStream(reader, { chunks = [], loaded = 0, total, until = Infinity }, report, what) {
+  const read = [...chunks];
+  while (loaded < until) {
+    const { done, value } = await nextChunk(reader, what, loaded);
+    if (done) return { chunks: read, loaded, done: true };
+    read.push(value);
+    loaded += value.length;
+    report(loaded, total);
+  }
+  return { chunks: read, loaded, done: false };
 }
 
 // Copies chunks one after another into heap()[ptr, ...).
-function copyChunks(chunks, heap, ptr) {
+export function copyChunks(chunks, heap, ptr) {
   let at = 0;
   for (const chunk of chunks) {
     heap().set(chunk, ptr + at);
@@ -158,27 +173,14 @@ export class StreamIntoHeap {
 }
 
 // A download whose length is only known at its end (chunked, or compressed: Content-Length then
-// counts the encoded bytes). Its chunks are kept as they come and copied into the heap once,
-// with no JS buffer of the whole model grown along the way.
+// counts the encoded bytes), read whole by readStream. Its chunks are kept as they came and
+// copied into the heap once, with no JS buffer of the whole model grown along the way.
 export class ChunksIntoHeap {
   #chunks;
 
   constructor(chunks, size) {
     this.#chunks = chunks;
     this.size = size;
-  }
-
-  // Reads the rest of the stream after `first` (the chunks already read, `loaded` bytes).
-  static async read(reader, first, loaded, report, what) {
-    const chunks = [...first];
-    for (;;) {
-      const { done, value } = await nextChunk(reader, what, loaded);
-      if (done) break;
-      chunks.push(value);
-      loaded += value.length;
-      report(loaded, undefined);
-    }
-    return new ChunksIntoHeap(chunks, loaded);
   }
 
   async readInto(heap, ptr) {

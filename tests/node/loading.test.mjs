@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
-import { ChunksIntoHeap, MAX_MODEL_BYTES } from '../../js/heap-readers.mjs';
+import { MAX_MODEL_BYTES, readStream } from '../../js/heap-readers.mjs';
 import { modelPath, openFiles, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
 
 const run = promisify(execFile);
@@ -160,7 +160,7 @@ test('a download too large for the heap: OutOfMemory, its read stopped', async (
     read: async () => { reads += 1; return { done: false, value: chunk }; },
     cancel: async () => { cancelled = true; },
   };
-  await assert.rejects(ChunksIntoHeap.read(endless, [], 0, () => {}, "'endless'"),
+  await assert.rejects(readStream(endless, {}, () => {}, "'endless'"),
     { code: 'OutOfMemory', message: /model 'endless' holds more than the 4294967295 bytes/ });
   assert.equal(reads, Math.floor(MAX_MODEL_BYTES / chunk.length) + 1);
   assert.ok(cancelled);
