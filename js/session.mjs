@@ -1,5 +1,5 @@
 import { WebnxError, lastWasmError } from './errors.mjs';
-import { DTYPES, Tensor } from './tensor.mjs';
+import { DTYPES, Tensor, checkFeed } from './tensor.mjs';
 import { getRuntime } from './runtime.mjs';
 import { chooseThreads, getThreadedRuntime, noteBackend } from './backend.mjs';
 import { openModel } from './fetch-model.mjs';
@@ -14,19 +14,6 @@ async function readModel(source, onProgress) {
   const opened = await openModel(source, onProgress, isJsonBytes);
   if (opened.heap || !isJsonBytes(opened.bytes, source)) return opened;
   return jsonModel(opened.bytes, typeof source === 'string' || source instanceof URL ? source : null);
-}
-
-// type, dims and data are public fields of a Tensor: one changed after it was made must not
-// write past the heap buffer allocInput sizes from its dims.
-function checkFeed(name, tensor) {
-  const dtype = DTYPES[tensor.type];
-  const dims = tensor.dims;
-  const dimsOk = Array.isArray(dims) && dims.every((d) => Number.isSafeInteger(d) && d >= 0);
-  const count = dimsOk ? dims.reduce((n, d) => n * d, 1) : NaN;
-  if (!dtype || !(tensor.data instanceof dtype.array) || tensor.data.length !== count) {
-    throw new WebnxError('InvalidInput', `feed '${name}' does not match its type '${tensor.type}' ` +
-      `and dims [${dims}] (was the Tensor changed after it was made?)`);
-  }
 }
 
 function dimsOf(info) {
@@ -129,15 +116,25 @@ export class InferenceSession {
     if (feeds === null || typeof feeds !== 'object') {
       throw new WebnxError('InvalidInput', 'run() takes an object mapping input names to Tensors');
     }
-    for (const [name, tensor] of Object.entries(feeds)) {
+    // All or nothing: every feed is checked before any is staged, and a failure while staging
+    // drops what was staged, so no later run can see this one's feeds.
+    const entries = Object.entries(feeds);
+    for (const [name, tensor] of entries) {
       if (!(tensor instanceof Tensor)) {
         throw new WebnxError('InvalidInput', `feed '${name}' is not a Tensor`);
       }
       checkFeed(name, tensor);
-      const ptr = this.#wasm.allocInput(name, DTYPES[tensor.type].code, tensor.dims);
-      if (!ptr) throw lastWasmError(this.#wasm);
-      const src = tensor.data;
-      this.#runtime.HEAPU8.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), ptr);
+    }
+    try {
+      for (const [name, tensor] of entries) {
+        const ptr = this.#wasm.allocInput(name, DTYPES[tensor.type].code, tensor.dims);
+        if (!ptr) throw lastWasmError(this.#wasm);
+        const src = tensor.data;
+        this.#runtime.HEAPU8.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), ptr);
+      }
+    } catch (e) {
+      this.#wasm.discardInputs();
+      throw e;
     }
     if (this.#wasm.run(Boolean(options.profile)) !== 0) throw lastWasmError(this.#wasm);
     this.lastProfile = options.profile ? this.#wasm.profile() : null;

@@ -47,3 +47,16 @@ export class Tensor {
     this.size = size;
   }
 }
+
+// type, dims and data are public fields of a Tensor: one changed after it was made must not
+// write past the heap buffer allocInput sizes from its dims.
+export function checkFeed(name, tensor) {
+  const dtype = DTYPES[tensor.type];
+  const dims = tensor.dims;
+  const dimsOk = Array.isArray(dims) && dims.every((d) => Number.isSafeInteger(d) && d >= 0);
+  const count = dimsOk ? dims.reduce((n, d) => n * d, 1) : NaN;
+  if (!dtype || !(tensor.data instanceof dtype.array) || tensor.data.length !== count) {
+    throw new WebnxError('InvalidInput', `feed '${name}' does not match its type '${tensor.type}' ` +
+      `and dims [${dims}] (was the Tensor changed after it was made?)`);
+  }
+}

@@ -3,7 +3,7 @@
 // page. The worker downloads the model itself (progress events are forwarded); bytes and
 // tensors cross as transferred buffers.
 import { WebnxError } from './errors.mjs';
-import { Tensor } from './tensor.mjs';
+import { Tensor, checkFeed } from './tensor.mjs';
 import { env } from './env.mjs';
 import { wasmUrl } from './wasm-loader.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
@@ -163,8 +163,12 @@ export class WorkerSession {
     }
     const packed = {};
     const transfer = [];
+    // Every feed is checked before any is copied, as in-thread sessions do.
     for (const [name, tensor] of Object.entries(feeds)) {
       if (!(tensor instanceof Tensor)) throw new WebnxError('InvalidInput', `feed '${name}' is not a Tensor`);
+      checkFeed(name, tensor);
+    }
+    for (const [name, tensor] of Object.entries(feeds)) {
       const data = tensor.data.slice(); // the caller keeps its array
       packed[name] = { type: tensor.type, data, dims: tensor.dims };
       transfer.push(data.buffer);

@@ -109,9 +109,11 @@ class WasmSession {
   val inputs() const { return session_ ? ValueInfosToJs(session_->inputs()) : val::array(); }
   val outputs() const { return session_ ? ValueInfosToJs(session_->outputs()) : val::array(); }
 
-  // Stages one feed; returns the heap address to write its bytes at (0 on error).
+  // Stages one feed; returns the heap address to write its bytes at (0 on error, when every
+  // feed staged so far is dropped too: a run is all or nothing).
   uintptr_t allocInput(const std::string& name, int dtype_code, val js_dims) {
     if (!IsSupportedDType(dtype_code)) {
+      staged_.clear();
       Record(Status(ErrorCode::kUnsupportedDtype, "input '" + name + "' has an unsupported dtype"));
       return 0;
     }
@@ -123,6 +125,7 @@ class WasmSession {
       // Checked before the cast, which is undefined for NaN and beyond int64.
       if (!(d >= 0 && d <= 9007199254740992.0) ||
           d != static_cast<double>(static_cast<int64_t>(d))) {
+        staged_.clear();
         Record(Status(ErrorCode::kInvalidInput,
                       "input '" + name + "' has a dimension that is not a non-negative integer"));
         return 0;
@@ -133,12 +136,15 @@ class WasmSession {
     // JS writes every byte right away: zeroing them first cost ~0.1 ms per 224x224 image.
     Status s = Tensor::AllocateUninitialized(static_cast<DType>(dtype_code), shape, &st.tensor);
     if (!s.ok()) {
-      staged_.erase(name);
+      staged_.clear();
       Record(Status(s.code(), "input '" + name + "': " + s.message()));
       return 0;
     }
     return reinterpret_cast<uintptr_t>(st.tensor.data);
   }
+
+  // Drops the feeds staged for a run that will not happen (JS failed while staging them).
+  void discardInputs() { staged_.clear(); }
 
   int run(bool profile) {
     outputs_.clear();
@@ -267,6 +273,7 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("inputs", &WasmSession::inputs)
       .function("outputs", &WasmSession::outputs)
       .function("allocInput", &WasmSession::allocInput)
+      .function("discardInputs", &WasmSession::discardInputs)
       .function("run", &WasmSession::run)
       .function("outputCount", &WasmSession::outputCount)
       .function("outputDtype", &WasmSession::outputDtype)
