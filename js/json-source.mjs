@@ -40,7 +40,16 @@ function replacer(key, value) {
 export function jsonModel(source, base = null) {
   if (typeof source === 'string') return { json: source, doc: null, base };
   if (source instanceof Uint8Array) return { json: source, doc: null, base };
-  return { json: JSON.stringify(source, replacer), doc: source, base };
+  let json;
+  try {
+    json = JSON.stringify(source, replacer);
+  } catch (e) {
+    // A document nested past the engine's stack (RangeError) or holding a cycle (TypeError):
+    // the same MalformedModel its text would get.
+    const why = e instanceof RangeError ? 'is nested too deeply' : `cannot be serialized (${e.message})`;
+    throw new WebnxError('MalformedModel', `the JSON document object ${why}`);
+  }
+  return { json, doc: source, base };
 }
 
 // Names of the side files a document refers to.
