@@ -2,114 +2,101 @@
 
 namespace webnx {
 
-void ConstantCache::Init(const Graph& graph) {
+Status ConstantCache::Prepare(const Graph& graph, const std::vector<Declared>& declared) {
   initializers_.clear();
   for (const auto& kv : graph.initializers) initializers_[&kv.second] = 1;
-  exclusive_ = ExclusiveInitializers(graph);
+  const InitializerSet exclusive = ExclusiveInitializers(graph);
+  // Forms declared per constant: only a constant with exactly one may be replaced by it.
+  std::unordered_map<const void*, int> forms;
+  for (const Declared& d : declared) ++forms[d.constant];
+  for (const Declared& d : declared) {
+    const Tensor& c = *d.constant;
+    if (!exclusive.count(&c) || forms[&c] != 1 || c.dtype != DType::kFloat32) continue;
+    bool replaced = false;
+    Status s = Replace(c, d.form, &replaced);
+    if (s.code() == ErrorCode::kOutOfMemory) continue;  // the form is made beside it, or not
+    WEBNX_RETURN_IF_ERROR(s);
+  }
+  return Status::Ok();
 }
 
-const ConstantCache::Derived* ConstantCache::Find(const Tensor& source,
-                                                  const std::string* kind) const {
-  auto first = first_form_.find(&source);
-  for (long i = first == first_form_.end() ? -1 : first->second; i >= 0; i = derived_[i].next)
-    if (!kind || derived_[i].kind == *kind) return &derived_[i];
+bool ConstantCache::Replaced(const Tensor& constant) const {
+  return replaced_.count(&constant) > 0;
+}
+
+const ConstantCache::Entry* ConstantCache::Find(const Tensor& source,
+                                                const std::string& kind) const {
+  auto of = entries_of_.find(&source);
+  if (of == entries_of_.end()) return nullptr;
+  for (size_t i : of->second)
+    if (entries_[i].kind == kind) return &entries_[i];
   return nullptr;
 }
 
-Status ConstantCache::CheckNotRewritten(const Tensor& source, const std::string& kind) const {
-  const Derived* form = Find(source, nullptr);  // a rewritten constant has that one form only
-  if (form && form->rewritten) {
-    return Status(ErrorCode::kInternal,
-                  "a constant rewritten as '" + form->kind + "' was asked for as '" + kind + "'");
-  }
-  return Status::Ok();
+void ConstantCache::Remember(Entry e) {
+  entries_of_[e.source].push_back(entries_.size());
+  entries_.push_back(std::move(e));
 }
 
-bool ConstantCache::MayRewrite(const Tensor& source) const {
-  return exclusive_.count(&source) && source.dtype == DType::kFloat32;
-}
-
-void ConstantCache::Remember(Derived d) {
-  auto first = first_form_.find(d.source);
-  if (first != first_form_.end()) d.next = first->second;
-  first_form_[d.source] = static_cast<long>(derived_.size());
-  derived_.push_back(std::move(d));
-}
-
-Status ConstantCache::Get(const Tensor& source, const std::string& kind, size_t floats,
-                          const Derive& derive, Tensor* out, Placement placement) {
-  if (!initializers_.count(&source)) return DeriveConstant(source, floats, derive, out);
-  if (const Derived* found = Find(source, &kind)) {
-    *out = found->tensor;
-    return Status::Ok();
-  }
-  WEBNX_RETURN_IF_ERROR(CheckNotRewritten(source, kind));
-  Derived d{&source, kind, Tensor(), Tensor(), false, -1};
-  d.rewritten = placement == Placement::kMayRewrite && MayRewrite(source) && floats > 0 &&
-                static_cast<int64_t>(floats) == source.numel();
-  if (d.rewritten) {
-    d.tensor = source;  // the same storage, and the holder keeping it alive
-    d.tensor.shape = {static_cast<int64_t>(floats)};
-    derive(d.tensor.ptr<float>(), d.tensor.ptr<float>());
-    rewritten_bytes_ += floats * sizeof(float);
+Status ConstantCache::Replace(const Tensor& source, const ConstantForm& form, bool* replaced) {
+  const size_t numel = static_cast<size_t>(source.numel());
+  Entry e{&source, form.kind, DerivedForm()};
+  *replaced = false;
+  if (form.granule == 0) {
+    if (form.floats == 0 || form.floats != numel) return Status::Ok();
+    e.form.head = source;  // the same storage, and the holder keeping it alive
+    e.form.head.shape = {static_cast<int64_t>(numel)};
+    form.derive(e.form.head.ptr<float>(), e.form.head.ptr<float>());
+    replaced_bytes_ += numel * sizeof(float);
   } else {
-    WEBNX_RETURN_IF_ERROR(DeriveConstant(source, floats, derive, &d.tensor));
-    derived_bytes_ += floats * sizeof(float);
-  }
-  *out = d.tensor;
-  Remember(std::move(d));
-  return Status::Ok();
-}
-
-Status ConstantCache::GetSplit(const Tensor& source, const std::string& kind, size_t floats,
-                               size_t granule, const DeriveSplit& derive, Tensor* head,
-                               Tensor* tail) {
-  const auto whole = [&](Tensor* to) {
-    WEBNX_RETURN_IF_ERROR(
-        Tensor::AllocateUninitialized(DType::kFloat32, {static_cast<int64_t>(floats)}, to));
-    derive(source.ptr<float>(), to->ptr<float>(), (floats + granule - 1) / granule, nullptr);
-    return Status::Ok();
-  };
-  *tail = Tensor();
-  if (!initializers_.count(&source)) return whole(head);
-  if (const Derived* found = Find(source, &kind)) {
-    *head = found->tensor;
-    *tail = found->tail;
-    return Status::Ok();
-  }
-  WEBNX_RETURN_IF_ERROR(CheckNotRewritten(source, kind));
-  Derived d{&source, kind, Tensor(), Tensor(), false, -1};
-  const size_t head_granules = granule > 0 ? static_cast<size_t>(source.numel()) / granule : 0;
-  d.rewritten = MayRewrite(source) && head_granules > 0 && head_granules * granule < floats;
-  if (d.rewritten) {
-    const size_t head_floats = head_granules * granule;
+    const size_t head_granules = numel / form.granule;
+    const size_t head_floats = head_granules * form.granule;
+    if (head_granules == 0 || head_floats >= form.floats) return Status::Ok();
+    // The tail first: nothing is written over the constant unless the whole form can be made.
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-        DType::kFloat32, {static_cast<int64_t>(floats - head_floats)}, &d.tail));
-    d.tensor = source;  // the same storage, and the holder keeping it alive
-    d.tensor.shape = {static_cast<int64_t>(head_floats)};
-    derive(d.tensor.ptr<float>(), d.tensor.ptr<float>(), head_granules, d.tail.ptr<float>());
-    rewritten_bytes_ += head_floats * sizeof(float);
-    derived_bytes_ += (floats - head_floats) * sizeof(float);
-  } else {
-    WEBNX_RETURN_IF_ERROR(whole(&d.tensor));
-    derived_bytes_ += floats * sizeof(float);
+        DType::kFloat32, {static_cast<int64_t>(form.floats - head_floats)}, &e.form.tail));
+    e.form.head = source;
+    e.form.head.shape = {static_cast<int64_t>(head_floats)};
+    form.derive_split(e.form.head.ptr<float>(), e.form.head.ptr<float>(), head_granules,
+                      e.form.tail.ptr<float>());
+    replaced_bytes_ += head_floats * sizeof(float);
+    derived_bytes_ += (form.floats - head_floats) * sizeof(float);
   }
-  *head = d.tensor;
-  *tail = d.tail;
-  Remember(std::move(d));
+  replaced_[&source] = form.kind;
+  Remember(std::move(e));
+  *replaced = true;
   return Status::Ok();
 }
 
-std::string ConstantCache::RewrittenAs(const Tensor& source) const {
-  const Derived* d = Find(source, nullptr);  // a rewritten constant has that one form only
-  return d && d->rewritten ? d->kind : std::string();
+Status ConstantCache::Get(const Tensor& source, const ConstantForm& form, DerivedForm* out) {
+  if (const Entry* found = Find(source, form.kind)) {
+    *out = found->form;
+    return Status::Ok();
+  }
+  auto replaced = replaced_.find(&source);
+  if (replaced != replaced_.end()) {
+    return Status(ErrorCode::kInternal, "a constant replaced by its form '" + replaced->second +
+                                            "' was asked for as '" + form.kind + "'");
+  }
+  if (!initializers_.count(&source)) return DeriveForm(source, form, out);
+  Entry e{&source, form.kind, DerivedForm()};
+  WEBNX_RETURN_IF_ERROR(DeriveForm(source, form, &e.form));
+  derived_bytes_ += form.floats * sizeof(float);
+  *out = e.form;
+  Remember(std::move(e));
+  return Status::Ok();
 }
 
-Status DeriveConstant(const Tensor& source, size_t floats, const ConstantCache::Derive& derive,
-                      Tensor* out) {
-  WEBNX_RETURN_IF_ERROR(
-      Tensor::AllocateUninitialized(DType::kFloat32, {static_cast<int64_t>(floats)}, out));
-  derive(source.ptr<float>(), out->ptr<float>());
+Status DeriveForm(const Tensor& source, const ConstantForm& form, DerivedForm* out) {
+  out->tail = Tensor();
+  WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+      DType::kFloat32, {static_cast<int64_t>(form.floats)}, &out->head));
+  if (form.granule == 0) {
+    form.derive(source.ptr<float>(), out->head.ptr<float>());
+  } else {
+    const size_t granules = (form.floats + form.granule - 1) / form.granule;
+    form.derive_split(source.ptr<float>(), out->head.ptr<float>(), granules, nullptr);
+  }
   return Status::Ok();
 }
 

@@ -1,10 +1,12 @@
-// Forms of a session's constant tensors that kernels derive when planning (packed weights):
-// made once per session, shared by every plan the session makes.
+// Forms of a session's constant tensors that kernels derive (packed weights): each a pure
+// function of its constant and the kernel's static attributes, made once per session, keyed by
+// (constant, kind) and shared by every plan the session makes.
 //
-// A constant whose storage only one node can see (core/exclusive_initializers.h) is rewritten in
-// place when the derived form has the same size, so the session holds its weights once instead
-// of raw and packed. Its raw values are then gone: a kernel that may read them asks RewrittenAs
-// first.
+// Constants never change. One rule, applied once at load by Prepare(), decides when a constant's
+// storage is reused for its form instead: only one node reads it, that node declared (from its
+// attributes and the constant's shape, never an input shape) that it reads it in that one form
+// for every input shape, and the form fits over it. Such a constant is *replaced*: no plan is
+// given its raw values again (PlannedValue::value is null for it), so none can read them.
 #pragma once
 
 #include <cstddef>
@@ -20,67 +22,74 @@
 
 namespace webnx {
 
-class ConstantCache {
- public:
-  // Writes the derived form (`to`) from the constant's float32 values (`from`). When the
-  // constant is rewritten in place `to` is `from`: what is written over must be read first.
+// A derived form of a float32 constant input, as a kernel describes it: `floats` long, written
+// by `derive` from the constant's values. When `granule` is set the form is made of granules of
+// that many floats and may lie partly over the constant (ConstantCache::Prepare), written by
+// `derive_split`.
+struct ConstantForm {
+  // Writes the form (`to`) from the constant's values (`from`). When the constant is replaced by
+  // a form of its own size, `to` is `from`: what is written over must be read first.
   using Derive = std::function<void(const float* from, float* to)>;
-
-  // Notes the graph's initializers and which of them only one node can see. Call once the graph
-  // is final.
-  void Init(const Graph& graph);
-
-  // Where a derived form may go: over its constant when only one node can see that and the
-  // sizes match, or always beside it (for a kernel that may still read the raw values).
-  enum class Placement { kMayRewrite, kBeside };
-
-  // The form `kind` of float32 constant `source`, `floats` long: derived on the first request
-  // when `source` is one of the graph's initializers (others, computed by a plan, live only as
-  // long as it: derived anew). InternalError when `source` was rewritten as another kind.
-  Status Get(const Tensor& source, const std::string& kind, size_t floats, const Derive& derive,
-             Tensor* out, Placement placement = Placement::kMayRewrite);
-  // A form bigger than its constant, `floats` long, in two parts. Where kMayRewrite would
-  // rewrite a constant of the same size, as many whole granules (`granule` floats each) as fit
-  // go over the constant (`head`) and the rest into new storage (`tail`), so the session holds
-  // the constant's bytes once plus the excess; otherwise `head` holds the whole form (all its
-  // granules, the last maybe short) and `tail` is empty. derive(from, head, head_granules, tail)
-  // writes both; the tail is allocated before anything is written over the constant.
+  // Writes the first `head_granules` granules to `head` and the rest to `tail`.
   using DeriveSplit =
       std::function<void(const float* from, float* head, size_t head_granules, float* tail)>;
-  Status GetSplit(const Tensor& source, const std::string& kind, size_t floats, size_t granule,
-                  const DeriveSplit& derive, Tensor* head, Tensor* tail);
 
-  // The kind `source` was rewritten as, or "" while it holds its own values.
-  std::string RewrittenAs(const Tensor& source) const;
-
-  size_t derived_bytes() const { return derived_bytes_; }      // held besides the constants
-  size_t rewritten_bytes() const { return rewritten_bytes_; }  // derived in the constants' place
-
- private:
-  struct Derived {
-    const Tensor* source;
-    std::string kind;
-    Tensor tensor;
-    Tensor tail;     // a split form's second part (GetSplit)
-    bool rewritten;  // `tensor` is the source's own storage
-    long next;       // the source's next form in derived_, or -1
-  };
-  const Derived* Find(const Tensor& source, const std::string* kind) const;
-  // Whether a form of `source` may be written over it: only one node sees it.
-  bool MayRewrite(const Tensor& source) const;
-  Status CheckNotRewritten(const Tensor& source, const std::string& kind) const;
-  void Remember(Derived d);
-
-  InitializerSet initializers_;
-  InitializerSet exclusive_;  // those only one node can see
-  std::vector<Derived> derived_;
-  std::unordered_map<const void*, long> first_form_;  // source -> its first entry in derived_
-  size_t derived_bytes_ = 0;
-  size_t rewritten_bytes_ = 0;
+  int input = -1;
+  std::string kind;
+  size_t floats = 0;
+  Derive derive;
+  size_t granule = 0;
+  DeriveSplit derive_split;
 };
 
-// The same without a session: derives into new storage every time.
-Status DeriveConstant(const Tensor& source, size_t floats, const ConstantCache::Derive& derive,
-                      Tensor* out);
+// A derived form: `head`, and for a split form whose head lies over its constant, `tail`.
+struct DerivedForm {
+  Tensor head;
+  Tensor tail;
+};
+
+class ConstantCache {
+ public:
+  // One node's declared forms: the node reads each named constant only in that form.
+  struct Declared {
+    const Tensor* constant;
+    ConstantForm form;
+  };
+  // Notes the graph's initializers, and replaces each constant that the rule above allows by
+  // the one form its only reader declared. Call once the graph is final, before any plan.
+  Status Prepare(const Graph& graph, const std::vector<Declared>& declared);
+
+  // True when `constant` was replaced by a form: its raw values are gone.
+  bool Replaced(const Tensor& constant) const;
+
+  // The form of `source` (a float32 constant): derived beside it on the first request when it
+  // is one of the graph's initializers (others, computed by a plan, live only as long as it:
+  // derived anew). InternalError when `source` was replaced by another form.
+  Status Get(const Tensor& source, const ConstantForm& form, DerivedForm* out);
+
+  size_t derived_bytes() const { return derived_bytes_; }    // held besides the constants
+  size_t replaced_bytes() const { return replaced_bytes_; }  // derived in the constants' place
+
+ private:
+  struct Entry {
+    const Tensor* source;
+    std::string kind;
+    DerivedForm form;
+  };
+  const Entry* Find(const Tensor& source, const std::string& kind) const;
+  void Remember(Entry e);
+  // Derives `form` over the storage of `source` when it fits there (*replaced says whether).
+  Status Replace(const Tensor& source, const ConstantForm& form, bool* replaced);
+
+  InitializerSet initializers_;
+  std::unordered_map<const void*, std::string> replaced_;  // constant -> the kind replacing it
+  std::vector<Entry> entries_;
+  std::unordered_map<const void*, std::vector<size_t>> entries_of_;  // constant -> its entries
+  size_t derived_bytes_ = 0;
+  size_t replaced_bytes_ = 0;
+};
+
+// The form in new storage, without a session.
+Status DeriveForm(const Tensor& source, const ConstantForm& form, DerivedForm* out);
 
 }  // namespace webnx

@@ -16,36 +16,14 @@ void PlanContext::SetOutput(int i, DType dtype, Shape shape) {
   outputs_[i].shape = std::move(shape);
 }
 
-Status PlanContext::FloatConstant(int i, const Tensor** out) const {
-  *out = constant(i);
-  if (!*out || (*out)->dtype != DType::kFloat32) {
+Status PlanContext::Form(const ConstantForm& form, DerivedForm* out) const {
+  const int i = form.input;
+  const PlannedValue* in = has_input(i) ? inputs_[i] : nullptr;
+  if (!in || !in->is_constant() || in->dtype != DType::kFloat32) {
     return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
   }
-  return Status::Ok();
-}
-
-Status PlanContext::DerivedConstant(int i, const std::string& kind, size_t floats,
-                                    const ConstantCache::Derive& derive, Tensor* out,
-                                    ConstantCache::Placement placement) const {
-  const Tensor* source = nullptr;
-  WEBNX_RETURN_IF_ERROR(FloatConstant(i, &source));
-  ConstantCache uncached;  // knows no initializer: derives into new storage
-  return (constants_ ? *constants_ : uncached).Get(*source, kind, floats, derive, out, placement);
-}
-
-Status PlanContext::DerivedSplitConstant(int i, const std::string& kind, size_t floats,
-                                         size_t granule, const ConstantCache::DeriveSplit& derive,
-                                         Tensor* head, Tensor* tail) const {
-  const Tensor* source = nullptr;
-  WEBNX_RETURN_IF_ERROR(FloatConstant(i, &source));
-  ConstantCache uncached;  // knows no initializer: derives into new storage
-  return (constants_ ? *constants_ : uncached)
-      .GetSplit(*source, kind, floats, granule, derive, head, tail);
-}
-
-std::string PlanContext::ConstantRewrittenAs(int i) const {
-  const Tensor* source = constant(i);
-  return source && constants_ ? constants_->RewrittenAs(*source) : std::string();
+  if (!constants_) return DeriveForm(*in->value, form, out);  // outside a session: no replacing
+  return constants_->Get(in->initializer ? *in->initializer : *in->value, form, out);
 }
 
 Status PlanContext::Error(ErrorCode code, const std::string& message) const {

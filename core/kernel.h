@@ -18,7 +18,36 @@ namespace webnx {
 struct PlannedValue {
   DType dtype = DType::kUndefined;
   Shape shape;
-  const Tensor* value = nullptr;  // contents, when known at plan time (initializer or folded)
+  // Contents, when known at plan time (initializer or folded); null for a constant replaced by
+  // its derived form (core/constant_cache.h), whose raw values are gone.
+  const Tensor* value = nullptr;
+  const Tensor* initializer = nullptr;  // the graph's initializer this value is, if any
+
+  bool is_constant() const { return value || initializer; }
+};
+
+// What a kernel knows of its node before any input shape is known: its attributes and which
+// inputs are initializers. Kernels declare from it the forms they read constants in.
+class FormContext {
+ public:
+  FormContext(const Node& node, int since_version, std::vector<const Tensor*> constants)
+      : node_(node),
+        since_version_(since_version),
+        attrs_(node),
+        constants_(std::move(constants)) {}
+  const Node& node() const { return node_; }
+  int since_version() const { return since_version_; }
+  Attrs& attrs() { return attrs_; }
+  // Input i when it is an initializer, else nullptr.
+  const Tensor* constant(int i) const {
+    return i >= 0 && i < static_cast<int>(constants_.size()) ? constants_[i] : nullptr;
+  }
+
+ private:
+  const Node& node_;
+  int since_version_;
+  Attrs attrs_;
+  std::vector<const Tensor*> constants_;
 };
 
 class PlanContext {
@@ -37,22 +66,16 @@ class PlanContext {
   bool has_input(int i) const { return i >= 0 && i < num_inputs() && inputs_[i] != nullptr; }
   DType dtype(int i) const { return inputs_[i]->dtype; }
   const Shape& shape(int i) const { return inputs_[i]->shape; }
-  // The input's contents when known at plan time, else nullptr.
+  // The input's contents when known at plan time, else nullptr (also for a constant replaced
+  // by its derived form: its raw values are gone).
   const Tensor* constant(int i) const { return has_input(i) ? inputs_[i]->value : nullptr; }
+  // True for a constant input, replaced or not.
+  bool is_constant(int i) const { return has_input(i) && inputs_[i]->is_constant(); }
   // The session's derived constants (none when planning outside a session).
   void set_constants(ConstantCache* constants) { constants_ = constants; }
-  // Constant float32 input i in the form `kind`, `floats` long, that `derive` writes: made once
-  // per session and shared by its plans, possibly over the input's own storage (ConstantCache).
-  Status DerivedConstant(
-      int i, const std::string& kind, size_t floats, const ConstantCache::Derive& derive,
-      Tensor* out,
-      ConstantCache::Placement placement = ConstantCache::Placement::kMayRewrite) const;
-  // The same for a form in two parts (ConstantCache::GetSplit).
-  Status DerivedSplitConstant(int i, const std::string& kind, size_t floats, size_t granule,
-                              const ConstantCache::DeriveSplit& derive, Tensor* head,
-                              Tensor* tail) const;
-  // The kind constant input i was rewritten as, or "" while it holds its own values.
-  std::string ConstantRewrittenAs(int i) const;
+  // Constant float32 input form.input in `form`: made once per session and shared by its plans
+  // (ConstantCache), or the form that replaced it.
+  Status Form(const ConstantForm& form, DerivedForm* out) const;
 
   int num_outputs() const { return static_cast<int>(node_.outputs.size()); }
   bool has_output(int i) const { return i < num_outputs() && !node_.outputs[i].empty(); }
@@ -67,9 +90,6 @@ class PlanContext {
   Status ExpectDType(int i, std::initializer_list<DType> allowed) const;
 
  private:
-  // Constant input i, or InternalError when it is none or not float32 (the derived forms').
-  Status FloatConstant(int i, const Tensor** out) const;
-
   const Node& node_;
   int since_version_;
   int threads_ = 1;
@@ -121,6 +141,10 @@ class Kernel {
   // Computes the outputs into tensors already allocated with the planned shapes. Must not
   // allocate; scratch space belongs to the kernel and is sized in Plan.
   virtual Status Run(RunContext& ctx) = 0;
+  // Declares the forms the node reads constant inputs in, for every input shape (from attributes
+  // and the constants alone). A constant only this node reads, declared in one form, may be
+  // replaced by it at load (core/constant_cache.h): Plan then sees it only through Form().
+  virtual void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) const {}
   // True when the outputs depend only on the input shapes, never their contents (Shape,
   // Size): the planner then evaluates the node on the host once shapes are known.
   virtual bool ReadsOnlyInputShapes() const { return false; }

@@ -211,7 +211,7 @@ int Plan::TryFuseConsumer(const Node& node, std::unique_ptr<Kernel>& kernel,
                           Plan* plan) {
   if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.size() != 1) return -1;
   for (size_t i = 1; i < inputs.size(); ++i)
-    if (inputs[i] && !inputs[i]->value) return -1;
+    if (inputs[i] && !inputs[i]->is_constant()) return -1;
   const int producer = use.SoleReaderProducer(node.inputs[0]);
   if (producer < 0 || plan->steps_[producer].outputs.size() != 1) return -1;
   return plan->steps_[producer].kernel->FuseConsumer(kernel) ? producer : -1;
@@ -322,7 +322,11 @@ Status Plan::Builder::Build(const std::vector<const Tensor*>& inputs,
 Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
                                  const std::vector<bool>& specialize) {
   for (const auto& kv : graph_.initializers) {
-    known_[kv.first] = PlannedValue{kv.second.dtype, kv.second.shape, &kv.second};
+    const Tensor& c = kv.second;
+    const bool replaced = rg_.constants && rg_.constants->Replaced(c);
+    known_[kv.first] = PlannedValue{c.dtype, c.shape, replaced ? nullptr : &c, &c};
+    // A replaced constant's step input: its shape, never its (gone) values.
+    if (replaced) plan_->values_[kv.first] = Tensor::Borrow(c.dtype, c.shape, nullptr);
   }
   plan_->specialized_inputs_.resize(graph_.inputs.size());
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {

@@ -59,7 +59,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   WEBNX_RETURN_IF_ERROR(session->Resolve());
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
   FoldBatchNormIntoConv(&session->rg_);
-  session->constants_.Init(session->rg_.graph);
+  WEBNX_RETURN_IF_ERROR(session->PrepareConstants());
   session->rg_.constants = &session->constants_;
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
   session->PlanDeclaredShapes();
@@ -111,6 +111,36 @@ Status Session::Resolve() {
     if (kv.second.size() > 3) msg += " and " + std::to_string(kv.second.size() - 3) + " more";
   }
   return Status(ErrorCode::kUnsupportedOperator, msg);
+}
+
+// Asks every node for the forms it reads constants in, and lets the cache replace the constants
+// the rule in core/constant_cache.h allows, before any plan can see them.
+Status Session::PrepareConstants() {
+  const OpRegistry& registry = OpRegistry::Default();
+  const Graph& graph = rg_.graph;
+  std::vector<ConstantCache::Declared> declared;
+  std::vector<ConstantForm> forms;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    std::unique_ptr<Kernel> kernel = registry.Create(node.domain, node.op_type);
+    if (!kernel) continue;
+    std::vector<const Tensor*> constants;
+    for (const std::string& name : node.inputs) {
+      auto it = name.empty() ? graph.initializers.end() : graph.initializers.find(name);
+      constants.push_back(it == graph.initializers.end() ? nullptr : &it->second);
+    }
+    FormContext ctx(node, rg_.since_versions[n], constants);
+    forms.clear();
+    kernel->DeclareForms(ctx, &forms);
+    for (ConstantForm& form : forms) {
+      if (const Tensor* c = ctx.constant(form.input))
+        declared.push_back(ConstantCache::Declared{c, std::move(form)});
+    }
+  }
+  WEBNX_RETURN_IF_ERROR(constants_.Prepare(graph, declared));
+  stats_.packed_weight_bytes = constants_.derived_bytes();
+  stats_.packed_in_place_bytes = constants_.replaced_bytes();
+  return Status::Ok();
 }
 
 // Evaluates once, at load, every node whose inputs are all initializers (Constant nodes,
@@ -319,7 +349,7 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
     }
     ++stats_.plans_built;
     stats_.packed_weight_bytes = constants_.derived_bytes();
-    stats_.packed_in_place_bytes = constants_.rewritten_bytes();
+    stats_.packed_in_place_bytes = constants_.replaced_bytes();
     plans_.emplace_front(key, std::move(fresh));
     while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
     *plan = plans_.front().second.get();

@@ -80,6 +80,7 @@ class Session {
   Session() = default;
   Status Resolve();
   Status FoldConstants();
+  Status PrepareConstants();
   Status CheckFeeds(const std::vector<NamedTensor>& feeds,
                     std::vector<const Tensor*>* ordered) const;
   Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);

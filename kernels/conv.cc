@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/separate_function.h"
+#include "kernels/conv_weight_forms.h"
 #include "kernels/epilogue_function.h"
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
@@ -33,11 +34,8 @@ namespace {
 constexpr size_t kMaxSpatialRank = 3;
 // im2col works on bands of output rows whose column matrix stays near this size (1 MiB).
 constexpr int64_t kColBudgetFloats = int64_t{1} << 18;
-// The session's names for W packed per group as the GEMM's left matrix (PackLhs), for its
-// Winograd transform (WinogradPackWeights) and for a depthwise W four channels at a time
-// (Depthwise4PackWeights).
-constexpr char kPackedLhs[] = "conv-gemm-lhs";
-constexpr char kWinogradWeights[] = "conv-winograd-f2x2-3x3";
+// The session's name for a depthwise W packed four channels at a time (Depthwise4PackWeights);
+// the GEMM paths' forms are in kernels/conv_weight_forms.h.
 constexpr char kDepthwise4Weights[] = "conv-depthwise4";
 
 // Floor division for a positive divisor and any sign of numerator.
@@ -117,6 +115,10 @@ class ConvKernel : public Kernel {
     return PlanSimd(ctx);
   }
 
+  void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) const override {
+    conv_forms::Declare(ctx, forms);
+  }
+
   // The GEMM paths add a residual in their epilogue, before any clamp fused after it.
   int FuseAddend() override {
     if (fused_dw_) return -1;
@@ -169,7 +171,7 @@ class ConvKernel : public Kernel {
 
   Status Run(RunContext& ctx) override {
     const float* x = ctx.input(0).ptr<float>();
-    const float* w = unpacked_w_.data ? unpacked_w_.ptr<float>() : ctx.input(1).ptr<float>();
+    const float* w = ctx.input(1).ptr<float>();
     const float* bias = has_bias_ ? ctx.input(2).ptr<float>() : nullptr;
     float* y = ctx.output(0).ptr<float>();
     if (skip_run_) return Status::Ok();
@@ -231,52 +233,36 @@ class ConvKernel : public Kernel {
     winograd_ = false;
     packed_ = Tensor();
     winograd_tail_ = Tensor();
-    unpacked_w_ = Tensor();
     bias_.clear();
-    const Tensor* w = ctx.constant(1);
+    // W replaced by its declared form (conv_forms::Declare): its values are gone.
+    const bool replaced = ctx.is_constant(1) && !ctx.constant(1);
     const bool two_d = axes_[0].kernel == 1 && axes_[0].out == 1 && axes_[0].in == 1;
     const bool fits_int =
         col_rows_ < INT32_MAX && out_plane_ < INT32_MAX && group_in_ * kernel_size_ < INT32_MAX;
     const int k = static_cast<int>(std::min<int64_t>(group_in_ * kernel_size_, INT32_MAX));
-    // An earlier plan packed W over its own storage: the packed path needs nothing else, any
-    // other gets W back in a copy of its own.
-    const std::string rewritten = ctx.ConstantRewrittenAs(1);
-    const bool packed_in_place = rewritten == kPackedLhs;
-    if (!w || !two_d || !fits_int || path_ == ConvPath::kBiasOnly ||
+    if (!ctx.is_constant(1) || !two_d || !fits_int || path_ == ConvPath::kBiasOnly ||
         (path_ == ConvPath::kDirect && group_out_ != 1)) {  // last: depthwise multiplier > 1
-      // Only a plane past int32 leads here after a plan took Winograd.
-      if (rewritten == kWinogradWeights) {
-        return ctx.Error(ErrorCode::kOutOfMemory,
-                         "an output plane this big needs the scalar conv, and an earlier plan "
-                         "transformed W for Winograd over its own storage");
-      }
-      return packed_in_place ? UnpackWeights(*w, k) : Status::Ok();
+      if (!replaced) return Status::Ok();
+      return ctx.Error(ErrorCode::kOutOfMemory,
+                       "an output plane this big needs the scalar conv, and W was packed for "
+                       "the SIMD convs when the model loaded");
     }
     if (const Tensor* b = has_bias_ ? ctx.constant(2) : nullptr) {
       bias_.assign(b->ptr<float>(), b->ptr<float>() + out_channels_);
     }
     simd_ = true;
-    weights_for_depthwise_ = w->ptr<float>();  // constants outlive every plan made from them
-    if (path_ == ConvPath::kDirect) return PlanDepthwise(ctx);
-    if (!packed_in_place && PlanWinograd(ctx)) {
+    if (path_ == ConvPath::kDirect) {
+      if (replaced) return ctx.Error(ErrorCode::kInternal, "a depthwise W was replaced at load");
+      weights_for_depthwise_ = ctx.constant(1)->ptr<float>();  // constants outlive every plan
+      return PlanDepthwise(ctx);
+    }
+    if (PlanWinograd(ctx)) {
       return Tensor::AllocateUninitialized(
           DType::kFloat32, {winograd_scratch_floats_ * ctx.threads()}, &rhs_panels_);
     }
-    const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
-    const int64_t group_out = group_out_, groups = groups_;
-    WEBNX_RETURN_IF_ERROR(ctx.DerivedConstant(
-        1, kPackedLhs, per_group * groups,
-        [=](const float* from, float* to) {
-          for (int64_t g = 0; g < groups; ++g) {
-            if (from == to) {  // in place: per_group is group_out * k
-              simd::PackLhsInPlace(to + g * per_group, static_cast<int>(group_out), k);
-            } else {
-              simd::PackLhs(from + g * group_out * k, static_cast<int>(group_out), k, k,
-                            to + g * per_group);
-            }
-          }
-        },
-        &packed_));
+    DerivedForm packed;
+    WEBNX_RETURN_IF_ERROR(ctx.Form(conv_forms::PackedLhs(groups_, group_out_, k), &packed));
+    packed_ = packed.head;
     col_ = Tensor();  // the packed path builds its column panels itself
     geometry_ = Geometry();
     PlanGemmTasks(k, ctx.threads());
@@ -286,18 +272,6 @@ class ConvKernel : public Kernel {
     panel_floats_ = static_cast<int64_t>(simd::PackedRhsSize(k, block));
     return Tensor::AllocateUninitialized(DType::kFloat32, {panel_floats_ * ctx.threads()},
                                          &rhs_panels_);
-  }
-
-  // W as the model gave it, from its packed form (PlanSimd).
-  Status UnpackWeights(const Tensor& packed, int k) {
-    WEBNX_RETURN_IF_ERROR(
-        Tensor::AllocateUninitialized(DType::kFloat32, packed.shape, &unpacked_w_));
-    const size_t per_group = simd::PackedLhsSize(static_cast<int>(group_out_), k);
-    for (int64_t g = 0; g < groups_; ++g) {
-      simd::UnpackLhs(packed.ptr<float>() + g * per_group, static_cast<int>(group_out_), k,
-                      unpacked_w_.ptr<float>() + g * group_out_ * k);
-    }
-    return Status::Ok();
   }
 
   // Depthwise: stride-1 3x3 and 5x5 convs on planes wider than kDepthwise4MaxWidth a plane at a
@@ -320,14 +294,19 @@ class ConvKernel : public Kernel {
     if (depthwise4_) {
       dw_planes_per_task_ = (dw_planes_per_task_ + 3) / 4 * 4;  // whole blocks of 4 channels
       const int channels = static_cast<int>(groups_);
-      // Beside W (packing over it would leave nothing for the plane-at-a-time path that
-      // another input shape may take); taps and channels only, so one form per session.
+      // Beside W (the plane-at-a-time path that another input shape may take reads W as
+      // given); taps and channels only, so one form per session.
       const auto pack = [shape = depthwise_, channels](const float* from, float* to) {
         simd::Depthwise4PackWeights(shape, channels, from, to);
       };
-      WEBNX_RETURN_IF_ERROR(ctx.DerivedConstant(1, kDepthwise4Weights,
-                                                simd::Depthwise4WeightFloats(depthwise_, channels),
-                                                pack, &packed_, ConstantCache::Placement::kBeside));
+      ConstantForm form;
+      form.input = 1;
+      form.kind = kDepthwise4Weights;
+      form.floats = simd::Depthwise4WeightFloats(depthwise_, channels);
+      form.derive = pack;
+      DerivedForm packed;
+      WEBNX_RETURN_IF_ERROR(ctx.Form(form, &packed));
+      packed_ = packed.head;
       scratch = simd::Depthwise4ScratchFloats(depthwise_);
     } else {
       scratch = simd::DepthwiseScratchFloats(depthwise_);
@@ -468,28 +447,27 @@ class ConvKernel : public Kernel {
     winograd_ = false;
     const nn::WindowAxis& ah = axes_[1];
     const nn::WindowAxis& aw = axes_[2];
-    const bool three = ah.kernel == 3 && aw.kernel == 3 && ah.stride == 1 && aw.stride == 1 &&
-                       ah.dilation == 1 && aw.dilation == 1;
-    if (path_ != ConvPath::kIm2Col || !three || groups_ != 1 || group_in_ < 16 || group_out_ < 16 ||
-        ah.pad_begin > 2 || aw.pad_begin > 2) {
+    const bool unit_strides = ah.stride == 1 && aw.stride == 1;
+    const bool unit_dilations = ah.dilation == 1 && aw.dilation == 1;
+    if (path_ != ConvPath::kIm2Col ||
+        !conv_forms::TakesWinograd(ah.kernel, aw.kernel, unit_strides, unit_dilations, groups_,
+                                   group_in_, group_out_, ah.pad_begin, aw.pad_begin)) {
       return false;
     }
     winograd_shape_ = simd::WinogradShape{
         static_cast<int>(group_in_),    static_cast<int>(group_out_),  static_cast<int>(ah.in),
         static_cast<int>(aw.in),        static_cast<int>(ah.out),      static_cast<int>(aw.out),
         static_cast<int>(ah.pad_begin), static_cast<int>(aw.pad_begin)};
-    // The transform depends on the channels only: one form per session, whatever the shape. A
-    // W only this conv reads takes 9/16 of it; the rest goes beside (ResNet18: 38 of 67 MB).
-    const auto transform = [shape = winograd_shape_](const float* from, float* head,
-                                                     size_t head_groups, float* tail) {
-      simd::WinogradPackWeights(shape, from, head, static_cast<int>(head_groups), tail);
-    };
-    if (!ctx.DerivedSplitConstant(1, kWinogradWeights, simd::WinogradWeightFloats(winograd_shape_),
-                                  simd::WinogradGroupFloats(winograd_shape_), transform, &packed_,
-                                  &winograd_tail_)
+    // A W only this conv reads was replaced at load, 9/16 of the form over it (ResNet18: 38 of
+    // 67 MB); failing that (out of memory) the form is made here, or the im2col path taken.
+    DerivedForm form;
+    if (!ctx.Form(conv_forms::Winograd(winograd_shape_.in_channels, winograd_shape_.out_channels),
+                  &form)
              .ok()) {
-      return false;  // out of memory: the im2col path needs less
+      return false;
     }
+    packed_ = form.head;
+    winograd_tail_ = form.tail;
     const int64_t group_floats = static_cast<int64_t>(simd::WinogradGroupFloats(winograd_shape_));
     winograd_weights_ = simd::WinogradWeights{
         // a head alone ends in a group maybe short
@@ -815,7 +793,6 @@ class ConvKernel : public Kernel {
   Tensor col_;             // im2col scratch: col_rows_ x (band_rows_ * output width)
   bool simd_ = false;      // 2-D with constant weights: the SIMD paths below
   Tensor packed_;          // per group: W packed as the GEMM's left matrix
-  Tensor unpacked_w_;      // W for a plan off the packed path after W was packed in place
   Tensor rhs_panels_;      // per thread: one block of the right matrix in 8-column panels
   simd::Conv2DGeometry geometry_{};
   std::vector<float> bias_;  // constant bias, when there is one

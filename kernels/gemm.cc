@@ -17,6 +17,15 @@
 namespace webnx {
 namespace {
 
+// A B replaced by its packed form (core/constant_cache.h) has no values left for GemmRef: a
+// product too large for the packed kernels then fails with a clear error.
+Status RequirePackedIfReplaced(const PlanContext& ctx, bool packed_or_empty) {
+  if (packed_or_empty || !ctx.is_constant(1) || ctx.constant(1)) return Status::Ok();
+  return ctx.Error(ErrorCode::kOutOfMemory,
+                   "the product is too large for the packed kernels that its constant B was "
+                   "packed for");
+}
+
 class GemmKernel : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
@@ -57,8 +66,14 @@ class GemmKernel : public Kernel {
     PlanDotPath(ctx);
     if (!dot_path_ && product_.Plan(m_, n_, k_, trans_a_, trans_b_, ctx.threads()))
       WEBNX_RETURN_IF_ERROR(product_.Allocate(ctx));
+    WEBNX_RETURN_IF_ERROR(RequirePackedIfReplaced(ctx, dot_path_ || product_.planned() || m_ == 0));
     ctx.SetOutput(0, DType::kFloat32, {m_, n_});
     return Status::Ok();
+  }
+
+  // A constant B is read packed (PackedMatMul::RhsForm) for every shape of A.
+  void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) const override {
+    PackedMatMul::DeclareRhsForm(ctx, ctx.attrs().Int("transB", 0) != 0, forms);
   }
 
   bool FuseClamp(float lo, float hi) override {
@@ -212,7 +227,12 @@ class MatMulKernel : public Kernel {
     const int64_t rows = fold_batches_ ? batches_ * m_ : m_;
     if (product_.Plan(rows, n_, k_, false, false, ctx.threads()))
       WEBNX_RETURN_IF_ERROR(product_.Allocate(ctx));
-    return Status::Ok();
+    return RequirePackedIfReplaced(ctx, product_.planned());
+  }
+
+  // A constant 2-D B is read packed (PackedMatMul::RhsForm) for every shape of A.
+  void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) const override {
+    PackedMatMul::DeclareRhsForm(ctx, false, forms);
   }
 
   Status Run(RunContext& ctx) override {

@@ -8,15 +8,21 @@
 #include "kernels/simd/gemm.h"
 
 namespace webnx {
+namespace {
+
+// Sizes the packed product takes: every index fits an int.
+bool PackableSizes(int64_t m, int64_t n, int64_t k) {
+  return m >= 1 && n >= 1 && k >= 1 && m < INT32_MAX / 2 && n < INT32_MAX / 2 &&
+         k < INT32_MAX / 2 && m * k < INT32_MAX && n * k < INT32_MAX;
+}
+
+}  // namespace
 
 bool PackedMatMul::Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, int threads) {
   planned_ = false;
   packed_a_ = Tensor();
   packed_b_ = Tensor();
-  if (m < 1 || n < 1 || k < 1 || m >= INT32_MAX / 2 || n >= INT32_MAX / 2 || k >= INT32_MAX / 2 ||
-      m * k >= INT32_MAX || n * k >= INT32_MAX) {
-    return false;
-  }
+  if (!PackableSizes(m, n, k)) return false;
   m_ = static_cast<int>(m);
   n_ = static_cast<int>(n);
   k_ = static_cast<int>(k);
@@ -33,30 +39,47 @@ bool PackedMatMul::Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool tran
   return true;
 }
 
+ConstantForm PackedMatMul::RhsForm(int64_t k64, int64_t n64, bool trans_b) {
+  const int k = static_cast<int>(k64), n = static_cast<int>(n64);
+  ConstantForm form;
+  form.input = 1;
+  form.kind = trans_b ? "matmul-rhs-of-transposed" : "matmul-rhs";
+  form.floats = simd::PackedRhsSize(k, n);
+  form.derive = [k, n, trans_b](const float* from, float* to) {
+    std::vector<float> copy;
+    if (from == to) {  // over B's own storage: read a copy
+      copy.assign(from, from + static_cast<size_t>(k) * n);
+      from = copy.data();
+    }
+    if (trans_b) {
+      simd::PackRhsTransposed(from, k, n, k, to);
+    } else {
+      simd::PackRhs(from, k, n, n, to);
+    }
+  };
+  return form;
+}
+
+void PackedMatMul::DeclareRhsForm(const FormContext& ctx, bool trans_b,
+                                  std::vector<ConstantForm>* forms) {
+  const Tensor* b = ctx.constant(1);
+  if (!b || b->dtype != DType::kFloat32 || b->shape.size() != 2) return;
+  const int64_t k = trans_b ? b->shape[1] : b->shape[0];
+  const int64_t n = trans_b ? b->shape[0] : b->shape[1];
+  if (PackableSizes(1, n, k)) forms->push_back(RhsForm(k, n, trans_b));
+}
+
 Status PackedMatMul::Allocate(const PlanContext& ctx) {
   constexpr int b_input = 1;
   constant_b_ = Tensor();
   WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
       DType::kFloat32, {static_cast<int64_t>(simd::PackedLhsSize(m_, k_))}, &packed_a_));
-  const Tensor* b = ctx.constant(b_input);
-  if (b && b->dtype == DType::kFloat32 && b->numel() == static_cast<int64_t>(k_) * n_) {
-    const int k = k_, n = n_;
-    const bool trans = trans_b_;
-    return ctx.DerivedConstant(
-        b_input, trans ? "matmul-rhs-of-transposed" : "matmul-rhs", simd::PackedRhsSize(k, n),
-        [k, n, trans](const float* from, float* to) {
-          std::vector<float> copy;
-          if (from == to) {  // over B's own storage: read a copy
-            copy.assign(from, from + static_cast<size_t>(k) * n);
-            from = copy.data();
-          }
-          if (trans) {
-            simd::PackRhsTransposed(from, k, n, k, to);
-          } else {
-            simd::PackRhs(from, k, n, n, to);
-          }
-        },
-        &constant_b_);
+  int64_t b_numel = 0;
+  if (ctx.is_constant(b_input) && ctx.dtype(b_input) == DType::kFloat32 &&
+      ShapeNumel(ctx.shape(b_input), &b_numel) && b_numel == static_cast<int64_t>(k_) * n_) {
+    DerivedForm packed;
+    WEBNX_RETURN_IF_ERROR(ctx.Form(RhsForm(k_, n_, trans_b_), &packed));
+    constant_b_ = packed.head;
   }
   const int64_t per_thread = static_cast<int64_t>(simd::PackedRhsSize(k_, block_));
   return Tensor::AllocateUninitialized(DType::kFloat32, {per_thread * threads_}, &packed_b_);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/kernel.h"
 #include "core/tensor.h"
@@ -18,10 +19,18 @@ class PackedMatMul {
   // or has a size past int32: the caller keeps GemmRef. (Fewer rows than the tile's 4 still
   // gain: MatMul 1 x 768 x 3072 4.3 -> 1.3 ms, 2 x 768 x 768 2.0 -> 0.5 ms in wasm.)
   bool Plan(int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b, int threads);
-  // Allocates the planned scratch, and packs B (the node's input 1, for Gemm and MatMul alike)
-  // once when it is a constant holding one k x n (or, transposed, n x k) matrix: over its own
-  // storage when only this node reads it and the sizes match (ConstantCache), else beside it.
+  // Allocates the planned scratch, and takes B (the node's input 1, for Gemm and MatMul alike)
+  // packed once per session when it is a constant holding one k x n (or, transposed, n x k)
+  // matrix (RhsForm).
   Status Allocate(const PlanContext& ctx);
+  // The form of a constant B, k x n (stored n x k when trans_b): packed whole as the GEMM's
+  // right-hand panels.
+  static ConstantForm RhsForm(int64_t k, int64_t n, bool trans_b);
+  // Declares RhsForm for a Gemm or MatMul whose input 1 is a constant 2-D float32 B (stored
+  // transposed when trans_b) of a size the packed product takes: the node then reads B in that
+  // form for every input shape.
+  static void DeclareRhsForm(const FormContext& ctx, bool trans_b,
+                             std::vector<ConstantForm>* forms);
   bool planned() const { return planned_; }
 
   // C (m x n, rows n floats apart) = clamp(alpha * op(A) * op(B) + (accumulate ? C : 0)).

@@ -1,0 +1,233 @@
+// A session is a pure function of its model and the run's feeds: one session fed input shapes in
+// orders that go large -> small -> back gives, for every shape, bitwise the outputs of a fresh
+// session that only ever saw that shape — with 1 and 2 threads, for every kernel family whose
+// plans depend on shapes (Gemm/MatMul in every spelling, convs of every strategy, LayerNorm and
+// Softmax over a dynamic sequence).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/unit/model_builder.h"
+#include "tests/unit/op_runner.h"
+
+namespace webnx::testing {
+namespace {
+
+std::unique_ptr<Session> NewSession(const std::string& bytes, int threads) {
+  SessionOptions options;
+  options.num_threads = threads;
+  std::unique_ptr<Session> session;
+  Status s = CreateSession(bytes, &session, options);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return session;
+}
+
+// Every output of one run, as bytes.
+std::vector<std::string> RunBytes(Session* session, const Tensor& x) {
+  std::vector<const Tensor*> outputs;
+  Status s = session->Run({NamedTensor{session->inputs()[0].name, x}}, &outputs);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::vector<std::string> bytes;
+  for (const Tensor* t : outputs)
+    bytes.emplace_back(static_cast<const char*>(t->data), t->nbytes());
+  return bytes;
+}
+
+// One session runs the shapes in `order`; each result must equal a fresh session's bit for bit.
+void ExpectOrderFree(const std::string& bytes, const std::vector<Shape>& order) {
+  for (int threads : {1, 2}) {
+    std::unique_ptr<Session> session = NewSession(bytes, threads);
+    ASSERT_TRUE(session);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Tensor x = RandomFloat(order[i], 1000 + static_cast<uint32_t>(order[i][0]));
+      const std::vector<std::string> got = RunBytes(session.get(), x);
+      std::unique_ptr<Session> fresh = NewSession(bytes, threads);
+      ASSERT_TRUE(fresh);
+      const std::vector<std::string> want = RunBytes(fresh.get(), x);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t o = 0; o < want.size(); ++o) {
+        EXPECT_TRUE(got[o] == want[o]) << "output " << o << " differs from a fresh session's at "
+                                       << ShapeToString(order[i]) << " (run " << i << " of the "
+                                       << "order, " << threads << " threads)";
+      }
+    }
+  }
+}
+
+std::vector<Shape> Batches(const std::vector<int64_t>& rest) {
+  std::vector<Shape> shapes;
+  for (int64_t n : {4, 1, 7, 1, 16}) {
+    Shape s = {n};
+    s.insert(s.end(), rest.begin(), rest.end());
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+// Y = Gemm(X, B, C) with X [M, 13] (or [13, M] with transA), B a constant [13, N] in either
+// layout (N = 16 packs into B's own size, N = 10 does not).
+std::string GemmModel(bool trans_a, bool trans_b, int bias_rank, bool shared_b, int64_t n) {
+  constexpr int64_t k = 13;
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, trans_a ? std::vector<D>{k, "M"} : std::vector<D>{"M", k});
+  mb.FloatInit("B", trans_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n},
+               RandomFloats(k * n, 11));
+  std::vector<std::string> inputs = {"X", "B"};
+  if (bias_rank > 0) {
+    mb.FloatInit("C", bias_rank == 1 ? std::vector<int64_t>{n} : std::vector<int64_t>{1, n},
+                 RandomFloats(n, 12));
+    inputs.push_back("C");
+  }
+  mb.Node("Gemm", inputs, {"Y"}, "gemm").Int("transA", trans_a).Int("transB", trans_b);
+  mb.Output("Y", kOnnxFloat, {"M", n});
+  if (shared_b) {  // a second reader keeps B's values beside its packed form
+    mb.Node("Gemm", inputs, {"Y2"}, "gemm2").Int("transA", trans_a).Int("transB", trans_b);
+    mb.Output("Y2", kOnnxFloat, {"M", n});
+  }
+  return mb.Bytes();
+}
+
+TEST(ShapeOrder, GemmInEverySpelling) {
+  for (bool trans_a : {false, true}) {
+    for (bool trans_b : {false, true}) {
+      for (int bias_rank : {0, 1, 2}) {
+        for (bool shared_b : {false, true}) {
+          for (int64_t n : {10, 16}) {
+            SCOPED_TRACE("transA=" + std::to_string(trans_a) + " transB=" +
+                         std::to_string(trans_b) + " bias rank " + std::to_string(bias_rank) +
+                         " N=" + std::to_string(n) + (shared_b ? ", B read twice" : ""));
+            std::vector<Shape> order;
+            for (const Shape& s : Batches({13})) order.push_back(trans_a ? Shape{13, s[0]} : s);
+            ExpectOrderFree(GemmModel(trans_a, trans_b, bias_rank, shared_b, n), order);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The repro of the issue: an MLP of nn.Linear layers (Gemm transB=1), batch 4 then batch 1.
+TEST(ShapeOrder, LinearLayersBatchFourThenOne) {
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", 5});
+  const int64_t sizes[] = {5, 8, 6, 3};
+  std::string x = "X";
+  for (int l = 0; l < 3; ++l) {
+    const std::string w = "W" + std::to_string(l), b = "B" + std::to_string(l);
+    mb.FloatInit(w, {sizes[l + 1], sizes[l]}, RandomFloats(sizes[l] * sizes[l + 1], 20 + l));
+    mb.FloatInit(b, {sizes[l + 1]}, RandomFloats(sizes[l + 1], 30 + l));
+    const std::string y = "L" + std::to_string(l);
+    mb.Node("Gemm", {x, w, b}, {y}, "gemm" + std::to_string(l)).Int("transB", 1);
+    x = y;
+  }
+  mb.Output(x, kOnnxFloat, {"N", 3});
+  ExpectOrderFree(mb.Bytes(), {{4, 5}, {1, 5}, {4, 5}, {1, 5}});
+}
+
+TEST(ShapeOrder, MatMulWithConstantAndComputedRightHandSides) {
+  constexpr int64_t k = 12;
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", 3, k});
+  mb.FloatInit("W", {k, 9}, RandomFloats(k * 9, 40));
+  mb.Node("MatMul", {"X", "W"}, {"Y"}, "constant_rhs");
+  mb.Node("Transpose", {"X"}, {"XT"}, "xt").Ints("perm", {0, 2, 1});
+  mb.Node("MatMul", {"X", "XT"}, {"G"}, "computed_rhs");
+  mb.Output("Y", kOnnxFloat, {"N", 3, 9});
+  mb.Output("G", kOnnxFloat, {"N", 3, 3});
+  ExpectOrderFree(mb.Bytes(), Batches({3, k}));
+}
+
+// X [N, C, H, W] through one conv; `group` and the attributes pick the strategy.
+std::string ConvModel(int64_t c, int64_t m, int64_t kernel, int64_t stride, int64_t pad,
+                      int64_t group) {
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  mb.FloatInit("W", {m, c / group, kernel, kernel},
+               RandomFloats(m * (c / group) * kernel * kernel, 50));
+  mb.FloatInit("B", {m}, RandomFloats(m, 51));
+  mb.Node("Conv", {"X", "W", "B"}, {"C"}, "conv")
+      .Ints("kernel_shape", {kernel, kernel})
+      .Ints("strides", {stride, stride})
+      .Ints("pads", {pad, pad, pad, pad})
+      .Int("group", group);
+  mb.Node("Relu", {"C"}, {"Y"}, "relu");  // fused into the conv's epilogue
+  mb.Output("Y", kOnnxFloat, {"N", m, "H2", "W2"});
+  return mb.Bytes();
+}
+
+std::vector<Shape> Planes(int64_t c) {
+  return {{2, c, 40, 36}, {1, c, 5, 7}, {3, c, 70, 90}, {1, c, 5, 7}, {1, c, 17, 33}};
+}
+
+TEST(ShapeOrder, ConvsOfEveryStrategy) {
+  struct Case {
+    const char* name;
+    int64_t c, m, kernel, stride, pad, group;
+  };
+  const Case cases[] = {
+      {"pointwise (packed GEMM, X as its right side)", 5, 8, 1, 1, 0, 1},
+      {"pointwise, a partial panel of output channels", 6, 10, 1, 1, 0, 1},
+      {"im2col + packed GEMM, stride 2", 6, 12, 3, 2, 1, 1},
+      {"Winograd F(2x2, 3x3)", 16, 20, 3, 1, 1, 1},
+      {"grouped im2col", 8, 8, 3, 1, 1, 2},
+      {"depthwise (4 channels at a time or a plane at a time)", 8, 8, 3, 1, 1, 8},
+      {"depthwise 5x5, stride 2", 8, 8, 5, 2, 2, 8},
+      {"depthwise multiplier 2 (scalar)", 4, 8, 3, 1, 1, 4},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    ExpectOrderFree(ConvModel(k.c, k.m, k.kernel, k.stride, k.pad, k.group), Planes(k.c));
+  }
+}
+
+// MobileNet's block: pointwise expand, depthwise (the expand takes it over), pointwise project
+// with the residual added in its epilogue.
+TEST(ShapeOrder, FusedInvertedResidualBlock) {
+  constexpr int64_t c = 8, e = 24;
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  mb.FloatInit("We", {e, c, 1, 1}, RandomFloats(e * c, 60));
+  mb.FloatInit("Wd", {e, 1, 3, 3}, RandomFloats(e * 9, 61));
+  mb.FloatInit("Wp", {c, e, 1, 1}, RandomFloats(c * e, 62));
+  mb.Node("Conv", {"X", "We"}, {"E"}, "expand").Ints("kernel_shape", {1, 1});
+  mb.Node("Clip", {"E"}, {"Er"}, "relu6").Float("min", 0.f).Float("max", 6.f);
+  mb.Node("Conv", {"Er", "Wd"}, {"D"}, "depthwise")
+      .Ints("kernel_shape", {3, 3})
+      .Ints("pads", {1, 1, 1, 1})
+      .Int("group", e);
+  mb.Node("Conv", {"D", "Wp"}, {"P"}, "project").Ints("kernel_shape", {1, 1});
+  mb.Node("Add", {"P", "X"}, {"Y"}, "residual");
+  mb.Output("Y", kOnnxFloat, {"N", c, "H", "W"});
+  ExpectOrderFree(mb.Bytes(), Planes(c));
+}
+
+TEST(ShapeOrder, OneDimensionalConvOnTheScalarPath) {
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", 4, "L"});
+  mb.FloatInit("W", {6, 4, 3}, RandomFloats(6 * 4 * 3, 70));
+  mb.Node("Conv", {"X", "W"}, {"Y"}, "conv1d").Ints("kernel_shape", {3}).Ints("pads", {1, 1});
+  mb.Output("Y", kOnnxFloat, {"N", 6, "L"});
+  ExpectOrderFree(mb.Bytes(), {{2, 4, 50}, {1, 4, 3}, {3, 4, 90}, {1, 4, 3}, {4, 4, 17}});
+}
+
+// A transformer's normalisation and attention weights over a sequence whose length changes.
+TEST(ShapeOrder, LayerNormAndSoftmaxOverADynamicSequence) {
+  constexpr int64_t d = 16;
+  ModelBuilder mb(17);
+  mb.Input("X", kOnnxFloat, {"B", "S", d});
+  mb.FloatInit("scale", {d}, RandomFloats(d, 80));
+  mb.FloatInit("bias", {d}, RandomFloats(d, 81));
+  mb.FloatInit("Wq", {d, d}, RandomFloats(d * d, 82));
+  mb.Node("LayerNormalization", {"X", "scale", "bias"}, {"N"}, "norm").Int("axis", -1);
+  mb.Node("MatMul", {"N", "Wq"}, {"Q"}, "query");
+  mb.Node("Transpose", {"N"}, {"NT"}, "keys").Ints("perm", {0, 2, 1});
+  mb.Node("MatMul", {"Q", "NT"}, {"S"}, "scores");
+  mb.Node("Softmax", {"S"}, {"Y"}, "attention").Int("axis", -1);
+  mb.Output("Y", kOnnxFloat, {"B", "S", "S"});
+  ExpectOrderFree(mb.Bytes(), {{2, 33, d}, {1, 1, d}, {3, 64, d}, {1, 1, d}, {2, 7, d}});
+}
+
+}  // namespace
+}  // namespace webnx::testing
