@@ -75,7 +75,7 @@ test-sanitizers: setup
 	cmake --build $(ASAN) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
 	set -o pipefail; ASAN_OPTIONS=detect_leaks=1 $(ASAN)/webnx_conformance $(NODE_TESTS) \
-	  --skip tests/conformance/skip.txt | tail -1
+	  --skip tests/conformance/skip.txt --expect tests/conformance/expected.txt | tail -1
 
 # The gtest suite again, compiled to wasm and run under Node.
 test-wasm-units: wasm
@@ -83,7 +83,7 @@ test-wasm-units: wasm
 	ctest --test-dir $(WASM) --output-on-failure
 
 test-conformance: native
-	$(NATIVE)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt
+	$(NATIVE)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt --expect tests/conformance/expected.txt
 
 test-node: wasm wasm-mt models
 	WEBNX_MODELS=$(MODELS) node --test --test-concurrency=1 tests/node/

@@ -74,6 +74,7 @@ Status Session::Resolve() {
   rg_.since_versions.assign(graph.nodes.size(), 0);
   // One line per distinct (domain, op, opset), listing the nodes that use it.
   std::map<std::string, std::vector<std::string>> missing;
+  bool unknown_op = false;  // missing altogether, not only at this opset
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
     auto opset = graph.opsets.find(node.domain);
@@ -81,10 +82,12 @@ Status Session::Resolve() {
     if (opset == graph.opsets.end()) {
       missing[op + " (domain '" + node.domain + "' is not imported by the model)"].push_back(
           node.name);
+      unknown_op = true;
       continue;
     }
     int v = registry.Resolve(node.domain, node.op_type, opset->second);
     if (v == 0) {
+      unknown_op = unknown_op || !registry.Knows(node.domain, node.op_type);
       std::string why = registry.Knows(node.domain, node.op_type)
                             ? " at opset " + std::to_string(opset->second) +
                                   " (no implementation of a version that old)"
@@ -100,8 +103,16 @@ Status Session::Resolve() {
       WEBNX_RETURN_IF_ERROR(registry.CheckArity(graph.nodes[i], rg_.since_versions[i]));
     return Status::Ok();
   }
-  std::string msg = std::to_string(missing.size()) + " unsupported operator" +
-                    (missing.size() == 1 ? "" : "s") + ": ";
+  auto def = graph.opsets.find("");
+  const bool old_opset = !unknown_op && def != graph.opsets.end() && def->second < kMinDefaultOpset;
+  std::string msg =
+      old_opset ? "the model imports opset " + std::to_string(def->second) +
+                      " of the default domain; webnx supports opsets " +
+                      std::to_string(kMinDefaultOpset) + " to " + std::to_string(kMaxDefaultOpset) +
+                      ", and older ones only where it implements every op at that opset: "
+                : std::string();
+  msg += std::to_string(missing.size()) + " unsupported operator" +
+         (missing.size() == 1 ? "" : "s") + ": ";
   bool first = true;
   for (const auto& kv : missing) {
     msg += (first ? "" : "; ") + kv.first + " used by ";
@@ -110,7 +121,7 @@ Status Session::Resolve() {
       msg += (i ? ", '" : "'") + kv.second[i] + "'";
     if (kv.second.size() > 3) msg += " and " + std::to_string(kv.second.size() - 3) + " more";
   }
-  return Status(ErrorCode::kUnsupportedOperator, msg);
+  return Status(old_opset ? ErrorCode::kUnsupportedOpset : ErrorCode::kUnsupportedOperator, msg);
 }
 
 // Asks every node for the forms it reads constants in, and lets the cache replace the constants

@@ -50,6 +50,11 @@ def main():
         "tiny_conv.onnx": tiny_conv_model(),
         "unknown_ops.onnx": unknown_ops_model(),
         "opset6.onnx": tiny_conv_model(opset=6),
+        # Add's oldest implemented version is 7: opset 6 has broadcasting by attribute.
+        "opset6_add.onnx": tiny_conv_model(
+            opset=6,
+            extra_nodes=[helper.make_node("Add", ["y", "y"], ["z"], name="add")],
+            extra_outputs=[helper.make_tensor_value_info("z", TensorProto.FLOAT, ["N", 4, 5, 5])]),
     }
     for name, model in models.items():
         onnx.save(model, os.path.join(args.out, name))

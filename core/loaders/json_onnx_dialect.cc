@@ -148,7 +148,7 @@ Status ReadOpsets(const Json& model, Graph* graph) {
       if (const Json* v = Member(entry, "version"))
         WEBNX_RETURN_IF_ERROR(ReadInt(*v, Child(entry_at, "version"), &version));
       domain = NormalizeDomain(domain);
-      if (domain.empty() && (version < kMinDefaultOpset || version > kMaxDefaultOpset)) {
+      if (domain.empty() && (version < kOldestDefaultOpset || version > kMaxDefaultOpset)) {
         return ErrorAt(ErrorCode::kUnsupportedOpset, Child(entry_at, "version"),
                        "the model imports opset " + std::to_string(version) +
                            " of the default domain; webnx supports opsets " +

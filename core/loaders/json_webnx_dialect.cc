@@ -56,7 +56,7 @@ Status ReadOpsets(const Json* v, Graph* graph) {
   auto set = [&](const std::string& domain, const Json& version, const std::string& at) {
     int64_t n = 0;
     WEBNX_RETURN_IF_ERROR(ReadInt(version, at, &n));
-    if (domain.empty() && (n < kMinDefaultOpset || n > kMaxDefaultOpset)) {
+    if (domain.empty() && (n < kOldestDefaultOpset || n > kMaxDefaultOpset)) {
       return ErrorAt(ErrorCode::kUnsupportedOpset, at,
                      "opset " + std::to_string(n) + " is not supported; webnx supports opsets " +
                          std::to_string(kMinDefaultOpset) + " to " +

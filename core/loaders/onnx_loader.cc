@@ -405,7 +405,7 @@ Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionL
                                                       std::to_string(kMinDefaultOpset) + " to " +
                                                       std::to_string(kMaxDefaultOpset));
     }
-  } else if (def->second < kMinDefaultOpset || def->second > kMaxDefaultOpset) {
+  } else if (def->second < kOldestDefaultOpset || def->second > kMaxDefaultOpset) {
     return Status(ErrorCode::kUnsupportedOpset,
                   "the model imports opset " + std::to_string(def->second) +
                       " of the default domain; webnx supports opsets " +

@@ -16,10 +16,12 @@ class TensorProto;
 
 namespace webnx {
 
-// Default-domain opsets the runtime accepts. Opsets 24 and 25 only widened type lists of
-// ops, which the dtype checks cover.
+// Default-domain opsets the runtime supports. Opsets 24 and 25 only widened type lists of
+// ops, which the dtype checks cover. Models of an older opset load (from kOldestDefaultOpset)
+// when every op they use has an implementation of a version that old (Session::Resolve).
 constexpr int64_t kMinDefaultOpset = 7;
 constexpr int64_t kMaxDefaultOpset = 25;
+constexpr int64_t kOldestDefaultOpset = 1;
 
 Status LoadOnnxModel(const uint8_t* data, size_t size, Graph* graph);
 // The same under `limits`: node count, subgraph nesting and every tensor's shape and the

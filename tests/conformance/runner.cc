@@ -1,8 +1,14 @@
 // Runs the official ONNX backend node tests (model.onnx + test_data_set_0/*.pb) for every test
-// whose operators are all in the registry, compares outputs (rtol 1e-3, atol 1e-5) and prints
-// per-op results and a final "N passed, N failed, N skipped" line.
+// whose operators are all in the registry, compares outputs (rtol 1e-3, atol 1e-5; NaN and
+// infinities exactly) and prints per-op results and a final "N passed, N failed, N skipped" line.
 //
-// usage: webnx_conformance <node-tests-dir> [--skip FILE] [--filter SUBSTR] [--verbose]
+// With --expect, the run is checked against the list of tests expected to run and pass: a
+// listed test that fails or no longer runs (its op unregistered, its model refused) fails the
+// run, and so does a test that passes but is not listed, or a skipped test that passes (stale
+// entries must go). --write-expected writes the list this run supports.
+//
+// usage: webnx_conformance <node-tests-dir> [--skip FILE] [--expect FILE] [--write-expected FILE]
+//                          [--filter SUBSTR] [--verbose]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -34,6 +40,18 @@ bool ReadFile(const fs::path& path, std::string* bytes) {
   ss << f.rdbuf();
   *bytes = ss.str();
   return true;
+}
+
+// Names, one per line (after '#', comments).
+std::set<std::string> ReadNameFile(const std::string& path) {
+  std::set<std::string> names;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    const std::string name = line.substr(0, line.find_first_of(" \t#"));
+    if (!name.empty()) names.insert(name);
+  }
+  return names;
 }
 
 // test name -> reason
@@ -75,8 +93,8 @@ bool Close(const Tensor& got, const Tensor& want, std::string* why) {
   for (int64_t i = 0; i < want.numel(); ++i) {
     double a = got.DoubleAt(i), b = want.DoubleAt(i);
     if (std::isnan(b) && std::isnan(a)) continue;
-    if (std::isinf(b) && a == b) continue;
-    if (!(std::fabs(a - b) <= kAtol + kRtol * std::fabs(b))) {
+    const bool exact = std::isinf(b) || std::isinf(a);  // an infinity only matches itself
+    if (exact ? a != b : !(std::fabs(a - b) <= kAtol + kRtol * std::fabs(b))) {
       *why = "element " + std::to_string(i) + ": got " + std::to_string(a) + ", want " +
              std::to_string(b);
       return false;
@@ -138,89 +156,150 @@ bool ModelOps(const std::string& bytes, std::set<std::pair<std::string, std::str
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::string root, skip_path, filter;
+struct Options {
+  std::string root, skip_path, expect_path, write_expected_path, filter;
   bool verbose = false;
+};
+
+bool ParseArgs(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--skip" && i + 1 < argc)
-      skip_path = argv[++i];
-    else if (a == "--filter" && i + 1 < argc)
-      filter = argv[++i];
-    else if (a == "--verbose" || a == "-v")
-      verbose = true;
-    else if (a == "--help" || a == "-h") {
-      std::printf("usage: %s <node-tests-dir> [--skip FILE] [--filter SUBSTR] [--verbose]\n",
-                  argv[0]);
-      return 0;
-    } else
-      root = a;
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--skip" && has_value) {
+      o->skip_path = argv[++i];
+    } else if (a == "--expect" && has_value) {
+      o->expect_path = argv[++i];
+    } else if (a == "--write-expected" && has_value) {
+      o->write_expected_path = argv[++i];
+    } else if (a == "--filter" && has_value) {
+      o->filter = argv[++i];
+    } else if (a == "--verbose" || a == "-v") {
+      o->verbose = true;
+    } else if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: %s <node-tests-dir> [--skip FILE] [--expect FILE] "
+          "[--write-expected FILE] [--filter SUBSTR] [--verbose]\n",
+          argv[0]);
+      return false;
+    } else {
+      o->root = a;
+    }
   }
-  if (root.empty() || !fs::is_directory(root)) {
-    std::fprintf(stderr, "webnx_conformance: give the folder of ONNX node tests\n");
-    return 2;
-  }
-  const auto skips =
-      skip_path.empty() ? std::map<std::string, std::string>() : ReadSkipFile(skip_path);
-  const OpRegistry& registry = OpRegistry::Default();
+  return true;
+}
 
-  std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(root))
-    if (e.is_directory() && e.path().filename().string().rfind("test_", 0) == 0)
-      dirs.push_back(e.path());
-  std::sort(dirs.begin(), dirs.end());
+struct Count {
+  int passed = 0, failed = 0, skipped = 0;
+};
 
-  struct Count {
-    int passed = 0, failed = 0, skipped = 0;
-  };
+// What one run found: per-op counts, and the names of the tests that passed.
+struct Results {
   std::map<std::string, Count> per_op;
   Count total;
   int not_applicable = 0;
-  std::vector<std::string> unexpected_passes;
+  std::set<std::string> passed;          // not skipped, and passed
+  std::vector<std::string> stale_skips;  // skipped, yet passing
+};
+
+// The op a test is grouped under: the single op, or the test's name for expanded bodies.
+std::string GroupOf(const std::string& name,
+                    const std::set<std::pair<std::string, std::string>>& ops) {
+  if (ops.size() == 1) return ops.begin()->second;
+  return (name.find("_expanded") == std::string::npos ? "(multi-op) " : "(expanded) ") + name;
+}
+
+void RunAll(const Options& o, const std::map<std::string, std::string>& skips, Results* r) {
+  const OpRegistry& registry = OpRegistry::Default();
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(o.root))
+    if (e.is_directory() && e.path().filename().string().rfind("test_", 0) == 0)
+      dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
   for (const auto& dir : dirs) {
     const std::string name = dir.filename().string();
-    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    if (!o.filter.empty() && name.find(o.filter) == std::string::npos) continue;
     std::string bytes;
     std::set<std::pair<std::string, std::string>> ops;
     if (!ReadFile(dir / "model.onnx", &bytes) || !ModelOps(bytes, &ops) || ops.empty()) continue;
     bool supported = true;
     for (const auto& op : ops) supported = supported && registry.Knows(op.first, op.second);
     if (!supported) {
-      ++not_applicable;
+      ++r->not_applicable;
       continue;
     }
-    // Group by the op under test: the single op, or the test's name for expanded bodies.
-    std::string op = ops.size() == 1 ? ops.begin()->second : "(expanded) " + name;
-    if (ops.size() > 1 && name.find("_expanded") == std::string::npos) op = "(multi-op) " + name;
+    Count& count = r->per_op[GroupOf(name, ops)];
     std::string why;
-    bool ok = RunTest(dir, bytes, &why);
+    const bool ok = RunTest(dir, bytes, &why);
     auto skip = skips.find(name);
     if (skip != skips.end()) {
-      ++per_op[op].skipped;
-      ++total.skipped;
-      if (ok) unexpected_passes.push_back(name);
-      if (verbose) std::printf("SKIP %s: %s\n", name.c_str(), skip->second.c_str());
+      ++count.skipped;
+      ++r->total.skipped;
+      if (ok) r->stale_skips.push_back(name);
+      if (o.verbose) std::printf("SKIP %s: %s\n", name.c_str(), skip->second.c_str());
     } else if (ok) {
-      ++per_op[op].passed;
-      ++total.passed;
-      if (verbose) std::printf("PASS %s\n", name.c_str());
+      ++count.passed;
+      ++r->total.passed;
+      r->passed.insert(name);
+      if (o.verbose) std::printf("PASS %s\n", name.c_str());
     } else {
-      ++per_op[op].failed;
-      ++total.failed;
+      ++count.failed;
+      ++r->total.failed;
       std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
     }
   }
+}
+
+// Compares the run with the expected list; returns the number of discrepancies.
+int CheckExpected(const Options& o, const Results& r) {
+  int problems = 0;
+  for (const std::string& name : ReadNameFile(o.expect_path)) {
+    if (!o.filter.empty() && name.find(o.filter) == std::string::npos) continue;
+    if (r.passed.count(name)) continue;
+    std::printf("EXPECTED %s: listed in %s but did not run and pass\n", name.c_str(),
+                o.expect_path.c_str());
+    ++problems;
+  }
+  const std::set<std::string> expected = ReadNameFile(o.expect_path);
+  for (const std::string& name : r.passed) {
+    if (expected.count(name)) continue;
+    std::printf("UNLISTED %s: passes but is not in %s (add it: --write-expected)\n", name.c_str(),
+                o.expect_path.c_str());
+    ++problems;
+  }
+  for (const std::string& name : r.stale_skips) {
+    std::printf("STALE SKIP %s: passes now; remove it from the skip list\n", name.c_str());
+    ++problems;
+  }
+  return problems;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseArgs(argc, argv, &o)) return 0;
+  if (o.root.empty() || !fs::is_directory(o.root)) {
+    std::fprintf(stderr, "webnx_conformance: give the folder of ONNX node tests\n");
+    return 2;
+  }
+  const auto skips =
+      o.skip_path.empty() ? std::map<std::string, std::string>() : ReadSkipFile(o.skip_path);
+  Results r;
+  RunAll(o, skips, &r);
   std::printf("\nper op:\n");
-  for (const auto& kv : per_op) {
+  for (const auto& kv : r.per_op) {
     std::printf("  %-40s %3d pass %3d fail %3d skip\n", kv.first.c_str(), kv.second.passed,
                 kv.second.failed, kv.second.skipped);
   }
-  for (const auto& n : unexpected_passes)
-    std::printf("note: skipped test %s passes now\n", n.c_str());
-  std::printf("%d tests use operators webnx does not implement (not run)\n", not_applicable);
-  std::printf("conformance: %d passed, %d failed, %d skipped\n", total.passed, total.failed,
-              total.skipped);
-  return total.failed == 0 ? 0 : 1;
+  if (!o.write_expected_path.empty()) {
+    std::ofstream out(o.write_expected_path);
+    out << "# ONNX node tests webnx runs and passes (webnx_conformance --write-expected)\n";
+    for (const std::string& name : r.passed) out << name << "\n";
+  }
+  const int problems =
+      o.expect_path.empty() ? static_cast<int>(r.stale_skips.size()) : CheckExpected(o, r);
+  std::printf("%d tests use operators webnx does not implement (not run)\n", r.not_applicable);
+  std::printf("conformance: %d passed, %d failed, %d skipped\n", r.total.passed,
+              r.total.failed + problems, r.total.skipped);
+  return r.total.failed == 0 && problems == 0 ? 0 : 1;
 }

@@ -39,7 +39,7 @@ test('check: every unsupported op with its reason, and the runtime\'s own error;
 });
 
 test('check: an unsupported opset is reported with the supported range', async () => {
-  const { code, stdout } = await webnx('check', modelPath('testdata/opset6.onnx'), '--json');
+  const { code, stdout } = await webnx('check', modelPath('testdata/opset6_add.onnx'), '--json');
   assert.equal(code, 1);
   const report = JSON.parse(stdout);
   assert.equal(report.error.code, 'UnsupportedOpset');

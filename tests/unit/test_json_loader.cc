@@ -424,8 +424,8 @@ TEST(JsonWebnxGraph, OpsetAndLayoutOverrides) {
   std::vector<float> x(18);
   for (int i = 0; i < 18; ++i) x[i] = static_cast<float>(i);
   ExpectNear(RunDoc(doc, {{"x", {1, 2, 3, 3}, x}}), {4, 13});
-  doc["opset"] = 5;
-  ExpectError(doc.dump(), ErrorCode::kUnsupportedOpset, "/opset: opset 5 is not supported");
+  doc["opset"] = 26;
+  ExpectError(doc.dump(), ErrorCode::kUnsupportedOpset, "/opset: opset 26 is not supported");
 }
 
 // --- webnx-graph: NHWC vision ops against naive loops ------------------------------------------

@@ -10,6 +10,7 @@
 
 #include "core/loaders/onnx_loader.h"
 #include "tests/unit/model_builder.h"
+#include "tests/unit/op_runner.h"
 
 namespace webnx::testing {
 namespace {
@@ -785,18 +786,50 @@ TEST(Loader, RandomByteFlipsNeverCrash) {
 
 // ---- Opsets
 
+TEST(Loader, AnOpsetBelowSevenRunsWhereEveryOpHasAVersionThatOld) {
+  ModelBuilder relu(6);  // Relu has versions 1 and 6
+  relu.Input("X", kOnnxFloat, {2});
+  relu.Node("Relu", {"X"}, {"Y"}, "relu");
+  relu.Output("Y", kOnnxFloat, {2});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(relu.Bytes(), &session).ok());
+  std::vector<const Tensor*> out;
+  ASSERT_TRUE(session->Run({NamedTensor{"X", MakeFloat({2}, {-1.f, 2.f})}}, &out).ok());
+  EXPECT_EQ(out[0]->ptr<float>()[0], 0.f);
+  EXPECT_EQ(out[0]->ptr<float>()[1], 2.f);
+
+  ModelBuilder add(6);  // Add's oldest implemented version is 7
+  add.Input("X", kOnnxFloat, {2});
+  add.Node("Add", {"X", "X"}, {"Y"}, "add");
+  add.Output("Y", kOnnxFloat, {2});
+  Status s = CreateSession(add.Bytes(), &session);
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupportedOpset) << s.ToString();
+  EXPECT_TRUE(HasSubstr(s.message(), "opset 6")) << s.message();
+  EXPECT_TRUE(HasSubstr(s.message(), "Add at opset 6")) << s.message();
+}
+
 TEST(Loader, OpsetOutsideTheSupportedRange) {
-  for (int64_t opset : {1, 6, 26, 100}) {
+  for (int64_t opset : {26, 100}) {
     Graph g;
     Status s = LoadBytes(SmallModel(opset).Bytes(), &g);
     EXPECT_EQ(s.code(), ErrorCode::kUnsupportedOpset) << opset << ": " << s.ToString();
     EXPECT_TRUE(HasSubstr(s.message(), std::to_string(opset))) << s.message();
   }
-  for (int64_t opset : {kMinDefaultOpset, int64_t{13}, kMaxDefaultOpset}) {
+  // Below 7 a model loads; the session takes it when it implements every op at that opset.
+  for (int64_t opset : {int64_t{1}, int64_t{6}, kMinDefaultOpset, int64_t{13}, kMaxDefaultOpset}) {
     Graph g;
     Status s = LoadBytes(SmallModel(opset).Bytes(), &g);
     EXPECT_TRUE(s.ok()) << opset << ": " << s.ToString();
     EXPECT_EQ(g.opsets.at(""), opset);
+  }
+  {
+    ModelBuilder b(0);  // opset 0 was never an opset
+    b.Opset("", 0);
+    b.Input("X", kOnnxFloat, {1});
+    b.Node("Relu", {"X"}, {"Y"});
+    b.Output("Y", kOnnxFloat, {1});
+    Graph g;
+    EXPECT_CODE(LoadBytes(b.Bytes(), &g), ErrorCode::kUnsupportedOpset);
   }
   {
     ModelBuilder b(0);  // "ai.onnx" is the default domain too
