@@ -3,7 +3,7 @@
 // block of their own, the other runtime released or not yet loaded (a thread pool that spins
 // after its run would steal the other's cores).
 // URL parameters: ?models=a,b&runs=10&warmup=2&threads=1&autorun=1
-import { InferenceSession, Tensor } from '../js/index.mjs';
+import { InferenceSession, Tensor, env } from '../js/index.mjs';
 import { seededFloats } from '../js/seeded-floats.mjs';
 
 const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet18', 'squeezenet1_1',
@@ -137,6 +137,8 @@ async function benchModel(name, runs, warmup) {
   if (!(err <= 1e-4)) row.cells[7].className = 'bad';
   Object.assign(row.dataset, {
     webnxMs: w.toFixed(3), ortMs: o.toFixed(3), ratio: ratio.toFixed(4), maxDiff: String(err), threads: String(threads),
+    // The build webnx really loaded ('wasm-mt' or 'wasm'), not the thread count asked for.
+    webnxBackend: env.backend ?? '',
   });
 }
 
