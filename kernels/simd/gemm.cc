@@ -25,7 +25,10 @@ struct TileSums {
 
 // bias + A's panel times B's k x (4 * kVecs) block. Rows past `rows` come from A's zero
 // padding: they take no bias and are never stored.
-template <int kVecs>
+// Only the first kRows rows are computed (the others are left zero): a single row of A (a
+// classifier's batch of one) then costs a quarter of a whole tile, each of its sums the same
+// chain of multiply-adds.
+template <int kVecs, int kRows = kGemmMr>
 inline TileSums<kVecs> MultiplyTile(int k, const float* pa, const float* pb, int ldb, int rows,
                                     const float* bias) {
   TileSums<kVecs> t;
@@ -36,7 +39,7 @@ inline TileSums<kVecs> MultiplyTile(int k, const float* pa, const float* pb, int
   for (const float* end = pb + static_cast<size_t>(k) * ldb; pb != end; pb += ldb, pa += 4) {
     f32x4 b[kVecs];
     for (int v = 0; v < kVecs; ++v) b[v] = Load(pb + 4 * v);
-    for (int r = 0; r < kGemmMr; ++r) {
+    for (int r = 0; r < kRows; ++r) {
       const f32x4 a = LoadSplat(pa + r);
       for (int v = 0; v < kVecs; ++v) t.acc[r][v] = MulAdd(t.acc[r][v], a, b[v]);
     }
@@ -44,10 +47,10 @@ inline TileSums<kVecs> MultiplyTile(int k, const float* pa, const float* pb, int
   return t;
 }
 
-template <int kVecs, bool kClamp>
+template <int kVecs, bool kClamp, int kRows = kGemmMr>
 inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int ldc, int rows,
                  int cols, const float* bias, const float* addend, f32x4 lo, f32x4 hi) {
-  TileSums<kVecs> t = MultiplyTile<kVecs>(k, pa, pb, ldb, rows, bias);
+  TileSums<kVecs> t = MultiplyTile<kVecs, kRows>(k, pa, pb, ldb, rows, bias);
   auto& acc = t.acc;
   const bool whole = rows == kGemmMr && cols == 4 * kVecs;
   if (addend && whole) {
@@ -82,7 +85,9 @@ template <bool kClamp>
 WEBNX_SEPARATE_FUNCTION void PartialTile(int k, const float* pa, const float* pb, int ldb, float* c,
                                          int ldc, int rows, int cols, const float* bias,
                                          const float* addend, f32x4 lo, f32x4 hi) {
-  if (cols > 4) {
+  if (rows == 1 && cols > 4) {
+    Tile<2, kClamp, 1>(k, pa, pb, ldb, c, ldc, rows, cols, bias, addend, lo, hi);
+  } else if (cols > 4) {
     Tile<2, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, addend, lo, hi);
   } else {
     Tile<1, kClamp>(k, pa, pb, ldb, c, ldc, rows, cols, bias, addend, lo, hi);
