@@ -47,6 +47,17 @@ ConstantForm PackedMatMul::RhsForm(int64_t k64, int64_t n64, bool trans_b) {
   form.floats = simd::PackedRhsSize(k, n);
   form.derive = [k, n, trans_b](const float* from, float* to) {
     std::vector<float> copy;
+    if (from == to && trans_b) {
+      // Over B's own storage (n a multiple of 8): panel p is B's rows 8p..8p+7, written where
+      // they were once they are copied out.
+      const size_t panel = static_cast<size_t>(simd::kGemmNr) * k;
+      copy.resize(panel);
+      for (size_t at = 0; at < static_cast<size_t>(n) * k; at += panel) {
+        std::copy(to + at, to + at + panel, copy.begin());
+        simd::PackRhsTransposed(copy.data(), k, simd::kGemmNr, k, to + at);
+      }
+      return;
+    }
     if (from == to) {  // over B's own storage: read a copy
       copy.assign(from, from + static_cast<size_t>(k) * n);
       from = copy.data();

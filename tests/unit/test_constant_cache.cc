@@ -111,7 +111,7 @@ TEST(ConstantCache, AFormLargerThanItsConstantGoesBeside) {
 // Gemm's B (transB, as nn.Linear exports it) is replaced by its packed form when the session
 // loads, before any plan; every batch then reads it packed, and right.
 TEST(ConstantCache, AGemmsWeightIsPackedAtLoadAndEveryBatchReadsThatForm) {
-  constexpr int64_t k = 5, n = 8;
+  constexpr int64_t k = 5, n = 24;  // three 8-column panels, packed panel by panel over W
   const std::vector<float> w = RandomFloats(n * k, 3);
   ModelBuilder mb;
   mb.Input("X", kOnnxFloat, {"N", k});
