@@ -5,13 +5,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/graph_index.h"
+
 namespace webnx {
 
 InitializerSet ExclusiveInitializers(const Graph& graph) {
-  std::unordered_map<std::string, int> readers;
-  for (const Node& node : graph.nodes)
-    for (const std::string& name : node.inputs) ++readers[name];
-  for (const ValueInfo& out : graph.outputs) ++readers[out.name];
+  const GraphIndex index(graph);
   // Each holder's references from the graph: more references than these come from outside.
   std::unordered_map<const void*, long> holds;
   std::vector<const Tensor*> stored;
@@ -40,8 +39,7 @@ InitializerSet ExclusiveInitializers(const Graph& graph) {
   InitializerSet exclusive;
   for (const auto& kv : graph.initializers) {
     const Tensor& t = kv.second;
-    auto r = readers.find(kv.first);
-    if (r != readers.end() && r->second == 1 && t.holder && !overlapping.count(&t) &&
+    if (index.Readers(kv.first) == 1 && t.holder && !overlapping.count(&t) &&
         t.holder.use_count() == holds[t.holder.get()]) {
       exclusive[&t] = 1;
     }

@@ -74,43 +74,8 @@ class Plan {
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
 
  private:
-  // Build's state and steps (plan.cc).
+  // Build's state and steps (core/plan_builder.h).
   class Builder;
-  // Who reads each value and which step's output 0 it is, while a plan is being built.
-  struct ValueUse;
-  // The step whose output 0 is the node's input 0 when nothing else reads that value and it
-  // matches the node's output 0 in dtype and shape: an elementwise node that step can apply in
-  // its epilogue then needs no step of its own. Otherwise -1.
-  static int ElementwiseProducer(const Node& node, const std::vector<PlannedValue>& outputs,
-                                 const ValueUse& use, const Plan& plan);
-  // A clamp of a value only it reads: true when the producing step applies it instead.
-  static bool TryFuseClamp(const Node& node, const Kernel& kernel,
-                           const std::vector<PlannedValue>& outputs, const ValueUse& use,
-                           Plan* plan);
-  // A sum whose one input comes from a step that can add the other in its epilogue: returns
-  // that step's index (the sum then needs no step of its own) and sets *addend to the index
-  // of the other input; or returns -1.
-  static int TryFuseSum(const Node& node, const Kernel& kernel,
-                        const std::vector<PlannedValue>& outputs,
-                        const std::vector<const PlannedValue*>& inputs, const ValueUse& use,
-                        Plan* plan, int* addend);
-  // An epilogue function (Sigmoid, HardSigmoid...) of a value only it reads: true when the
-  // producing step applies it instead.
-  static bool TryFuseFunction(const Node& node, const Kernel& kernel,
-                              const std::vector<PlannedValue>& outputs, const ValueUse& use,
-                              Plan* plan);
-  // A product x * f(x) where f is the last step planned and x's producer can apply the gated
-  // function: drops f's step, names its output in *gate_output and returns the index of x
-  // among the product's inputs (its producer's buffer is then the product's), or -1.
-  static int TryFuseGated(const Node& node, const Kernel& kernel,
-                          const std::vector<PlannedValue>& outputs, const ValueUse& use, Plan* plan,
-                          std::string* gate_output);
-  // A node reading, besides constants, only a value that nothing else reads: returns the step
-  // producing that value when its kernel takes this node's kernel over (Kernel::FuseConsumer),
-  // else -1.
-  static int TryFuseConsumer(const Node& node, std::unique_ptr<Kernel>& kernel,
-                             const std::vector<const PlannedValue*>& inputs, const ValueUse& use,
-                             Plan* plan);
 
   struct Step {
     const Node* node;

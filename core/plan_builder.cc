@@ -1,0 +1,186 @@
+#include "core/plan_builder.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "core/clock.h"
+#include "core/plan_node.h"
+
+namespace webnx {
+
+Status Plan::Builder::Build(const std::vector<const Tensor*>& inputs,
+                            const std::vector<bool>& specialize, std::vector<int>* unknown_inputs) {
+  const double start_ms = NowMs();
+  plan_->stats_.graph_nodes = graph_.nodes.size();
+  WEBNX_RETURN_IF_ERROR(BindInputs(inputs, specialize));
+  for (size_t n = 0; n < graph_.nodes.size(); ++n)
+    WEBNX_RETURN_IF_ERROR(AddNode(n, specialize, unknown_inputs));
+  WEBNX_RETURN_IF_ERROR(PlaceArena());
+  Finish(start_ms);
+  return Status::Ok();
+}
+
+Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
+                                 const std::vector<bool>& specialize) {
+  for (const auto& kv : graph_.initializers) {
+    const Tensor& c = kv.second;
+    const bool replaced = rg_.constants && rg_.constants->Replaced(c);
+    known_[kv.first] = PlannedValue{c.dtype, c.shape, replaced ? nullptr : &c, &c};
+    // A replaced constant's step input: its shape, never its (gone) values.
+    if (replaced) plan_->values_[kv.first] = Tensor::Borrow(c.dtype, c.shape, nullptr);
+  }
+  plan_->specialized_inputs_.resize(graph_.inputs.size());
+  for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+    const ValueInfo& in = graph_.inputs[i];
+    Tensor& slot = plan_->values_[in.name];
+    slot = Tensor::Borrow(in.dtype, inputs[i]->shape, nullptr);  // bound to caller data per run
+    plan_->input_slots_.push_back(&slot);
+    const Tensor* value = nullptr;
+    if (specialize[i]) {
+      WEBNX_RETURN_IF_ERROR(inputs[i]->Clone(&plan_->specialized_inputs_[i]));
+      value = &plan_->specialized_inputs_[i];
+    }
+    known_[in.name] = PlannedValue{in.dtype, inputs[i]->shape, value};
+  }
+  return Status::Ok();
+}
+
+Tensor& Plan::Builder::DeclareOutput(const std::string& name, const PlannedValue& planned) {
+  Tensor& slot = plan_->values_[name];
+  slot = Tensor::Borrow(planned.dtype, planned.shape, nullptr);
+  known_[name] = PlannedValue{slot.dtype, slot.shape, nullptr};
+  return slot;
+}
+
+Status Plan::Builder::AddNode(size_t n, const std::vector<bool>& specialize,
+                              std::vector<int>* unknown_inputs) {
+  const Node& node = graph_.nodes[n];
+  std::vector<const PlannedValue*> in_planned;
+  bool all_known = true;
+  for (const auto& name : node.inputs) {
+    if (name.empty()) {
+      in_planned.push_back(nullptr);
+      continue;
+    }
+    const PlannedValue& pv = known_.at(name);  // the loader checked every name is defined
+    in_planned.push_back(&pv);
+    all_known = all_known && pv.value != nullptr;
+  }
+  std::unique_ptr<Kernel> kernel;
+  std::vector<PlannedValue> out_planned;
+  Status planned = PlanNode(node, rg_.since_versions[n], rg_.threads, rg_.constants, registry_,
+                            in_planned, &kernel, &out_planned);
+  if (!planned.ok()) {
+    for (size_t i = 0; unknown_inputs && i < graph_.inputs.size(); ++i) {
+      const bool read = std::find(node.inputs.begin(), node.inputs.end(), graph_.inputs[i].name) !=
+                        node.inputs.end();
+      if (read && !specialize[i]) unknown_inputs->push_back(static_cast<int>(i));
+    }
+    return planned;
+  }
+  WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg_.limits));
+  if (all_known || kernel->ReadsOnlyInputShapes())
+    return FoldOnHost(node, *kernel, in_planned, out_planned);
+  if (!TryFuse(node, kernel, in_planned, out_planned))
+    AddStep(node, std::move(kernel), in_planned, out_planned);
+  return Status::Ok();
+}
+
+Status Plan::Builder::FoldOnHost(const Node& node, Kernel& kernel, const PlannedInputs& in_planned,
+                                 const PlannedOutputs& out_planned) {
+  for (size_t i = 0; i < out_planned.size(); ++i)
+    if (!node.outputs[i].empty()) plan_constant_bytes_ += PlannedBytes(out_planned[i]);
+  WEBNX_RETURN_IF_ERROR(CheckPlanBytes(plan_constant_bytes_, rg_.limits, node.Describe()));
+  std::vector<Tensor> outputs;
+  WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, &outputs));
+  std::vector<Tensor> shape_only(node.inputs.size());
+  std::vector<const Tensor*> in_tensors;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const PlannedValue* pv = in_planned[i];
+    if (pv && !pv->value) shape_only[i] = Tensor::Borrow(pv->dtype, pv->shape, nullptr);
+    in_tensors.push_back(!pv ? nullptr : pv->value ? pv->value : &shape_only[i]);
+  }
+  WEBNX_RETURN_IF_ERROR(RunKernel(node, kernel, in_tensors, &outputs));
+  ++plan_->stats_.folded_nodes;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    if (node.outputs[i].empty()) continue;
+    Tensor& slot = plan_->values_[node.outputs[i]];
+    slot = std::move(outputs[i]);
+    known_[node.outputs[i]] = PlannedValue{slot.dtype, slot.shape, &slot};
+  }
+  return Status::Ok();
+}
+
+void Plan::Builder::AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
+                            const PlannedInputs& in_planned, const PlannedOutputs& out_planned) {
+  const int step_index = static_cast<int>(plan_->steps_.size());
+  Step step{&node, std::move(kernel), {}, {}};
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const std::string& name = node.inputs[i];
+    if (name.empty()) {
+      step.inputs.push_back(nullptr);
+    } else if (in_planned[i]->value) {
+      step.inputs.push_back(in_planned[i]->value);
+    } else {
+      step.inputs.push_back(&plan_->values_.at(name));
+      buffers_.ReadAt(name, step_index);
+    }
+  }
+  const int alias = step.kernel->OutputAliasesInput();
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const std::string& name = node.outputs[i];
+    if (name.empty()) {
+      step.outputs.push_back(nullptr);
+      continue;
+    }
+    Tensor& slot = DeclareOutput(name, out_planned[i]);
+    step.outputs.push_back(&slot);
+    if (i == 0 && alias >= 0) {
+      // A view: its Run points it at the source; the source's buffer must outlive it.
+      buffers_.Share(name, node.inputs[alias], nullptr);
+      continue;
+    }
+    if (i == 0) first_output_of_step_[name] = step_index;
+    buffers_.Add(name, &slot, step_index);
+  }
+  plan_->steps_.push_back(std::move(step));
+}
+
+Status Plan::Builder::PlaceArena() {
+  for (const auto& out : graph_.outputs) buffers_.ReadAt(out.name, INT_MAX);  // read after the run
+  const size_t arena_bytes = buffers_.Layout();
+  const int64_t arena = arena_bytes == SIZE_MAX ? INT64_MAX : static_cast<int64_t>(arena_bytes);
+  WEBNX_RETURN_IF_ERROR(CheckPlanBytes(
+      plan_constant_bytes_ > INT64_MAX - arena ? INT64_MAX : plan_constant_bytes_ + arena,
+      rg_.limits, ""));
+  {
+    ScopedTensorByteLimit arena_cap(rg_.limits.max_arena_bytes);  // one tensor, not a weight
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+        DType::kBool, Shape{static_cast<int64_t>(arena_bytes)}, &plan_->arena_));
+  }
+  buffers_.Bind(plan_->arena_.ptr<uint8_t>());
+  plan_->stats_.activation_bytes = arena_bytes;
+  return Status::Ok();
+}
+
+void Plan::Builder::Finish(double start_ms) {
+  Plan& plan = *plan_;
+  for (const auto& out : graph_.outputs) {
+    auto it = plan.values_.find(out.name);
+    const Tensor* t = it != plan.values_.end() ? &it->second : known_.at(out.name).value;
+    plan.output_slots_.push_back(t);
+    plan.output_shapes_.push_back(t->shape);
+  }
+  plan.threads_ = rg_.threads;
+  plan.stats_.run_steps = plan.steps_.size();
+  for (const Step& step : plan.steps_) {
+    bool integer_only = !step.outputs.empty();
+    for (const Tensor* t : step.outputs)
+      integer_only = integer_only && (!t || t->dtype != DType::kFloat32);
+    if (integer_only) ++plan.stats_.shape_steps;
+  }
+  plan.stats_.build_ms = NowMs() - start_ms;
+}
+
+}  // namespace webnx
