@@ -1,13 +1,56 @@
 #include "core/op_registry.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace webnx {
+namespace {
+
+// Why a registration is malformed, or "" when it is not.
+std::string RegistrationError(const std::vector<OpVersions>& groups,
+                              const std::map<int, OpArity>& versions) {
+  if (groups.empty()) return "lists no versions";
+  size_t listed = 0;
+  for (const OpVersions& group : groups) {
+    if (group.since.empty()) return "has a group of counts with no versions";
+    for (int v : group.since) {
+      if (v < 1) return "lists since-version " + std::to_string(v);
+    }
+    listed += group.since.size();
+    const OpArity& a = group.arity;
+    if (a.min_inputs < 0 || a.min_inputs > a.max_inputs || a.min_outputs < 0 ||
+        a.min_outputs > a.max_outputs) {
+      return "declares impossible counts for version " + std::to_string(group.since[0]);
+    }
+  }
+  if (listed != versions.size()) return "lists a since-version twice";
+  return "";
+}
+
+}  // namespace
 
 void OpRegistry::Register(const std::string& domain, const std::string& op_type,
-                          std::vector<int> since_versions, KernelFactory factory) {
-  std::sort(since_versions.begin(), since_versions.end());
-  ops_[{domain, op_type}] = Entry{std::move(since_versions), std::move(factory)};
+                          std::vector<OpVersions> groups, KernelFactory factory) {
+  Entry entry{{}, factory};
+  for (const OpVersions& group : groups) {
+    for (int v : group.since) entry.versions[v] = group.arity;
+  }
+  const std::string error = RegistrationError(groups, entry.versions);
+  if (!error.empty() || factory == nullptr) {
+    std::fprintf(stderr, "webnx: the registration of %s%s%s %s\n", domain.c_str(),
+                 domain.empty() ? "" : ":", op_type.c_str(),
+                 error.empty() ? "has no kernel factory" : error.c_str());
+    std::abort();
+  }
+  ops_[{domain, op_type}] = std::move(entry);
+}
+
+void OpRegistry::Register(const std::string& domain, const std::string& op_type,
+                          OpVersions versions, KernelFactory factory) {
+  std::vector<OpVersions> groups;
+  groups.push_back(std::move(versions));
+  Register(domain, op_type, std::move(groups), factory);
 }
 
 bool OpRegistry::Knows(const std::string& domain, const std::string& op_type) const {
@@ -19,14 +62,17 @@ int OpRegistry::Resolve(const std::string& domain, const std::string& op_type,
   auto it = ops_.find({domain, op_type});
   if (it == ops_.end()) return 0;
   int best = 0;
-  for (int v : it->second.versions)
-    if (v <= opset) best = v;
+  for (const auto& version : it->second.versions)
+    if (version.first <= opset) best = version.first;
   return best;
 }
 
 std::vector<int> OpRegistry::Versions(const std::string& domain, const std::string& op_type) const {
+  std::vector<int> versions;
   auto it = ops_.find({domain, op_type});
-  return it == ops_.end() ? std::vector<int>{} : it->second.versions;
+  if (it == ops_.end()) return versions;
+  for (const auto& version : it->second.versions) versions.push_back(version.first);
+  return versions;
 }
 
 std::unique_ptr<Kernel> OpRegistry::Create(const std::string& domain,
@@ -45,24 +91,29 @@ std::vector<std::string> OpRegistry::OpNames() const {
   return names;
 }
 
-void OpRegistry::SetArity(const std::string& domain, const std::string& op_type, int since_version,
-                          OpArity arity) {
-  arities_[{domain, op_type}][since_version] = arity;
+std::vector<OpSchema> OpRegistry::Schemas() const {
+  std::vector<OpSchema> schemas;  // ops_ and each op's versions are already in order
+  for (const auto& op : ops_) {
+    for (const auto& version : op.second.versions)
+      schemas.push_back(OpSchema{op.first.first, op.first.second, version.first, version.second});
+  }
+  return schemas;
 }
 
 Status OpRegistry::CheckArity(const Node& node, int since_version) const {
-  auto op = arities_.find({node.domain, node.op_type});
-  if (op == arities_.end()) return Status::Ok();
-  auto it = op->second.find(since_version);
-  if (it == op->second.end()) return Status::Ok();
-  const OpArity& a = it->second;
+  auto op = ops_.find({node.domain, node.op_type});
+  const std::string op_version = node.op_type + "-" + std::to_string(since_version);
+  if (op == ops_.end() || op->second.versions.count(since_version) == 0) {
+    return Status(ErrorCode::kInternal,
+                  node.Describe() + " checked against " + op_version + ", which is not registered");
+  }
+  const OpArity& a = op->second.versions.at(since_version);
   auto range = [](int lo, int hi) {
     if (hi == OpArity::kVariadic) return std::to_string(lo) + " or more";
     return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
   };
   const int ins = static_cast<int>(node.inputs.size());
   const int outs = static_cast<int>(node.outputs.size());
-  const std::string op_version = node.op_type + "-" + std::to_string(since_version);
   if (ins < a.min_inputs || ins > a.max_inputs) {
     return Status(ErrorCode::kMalformedModel, node.Describe() + " has " + std::to_string(ins) +
                                                   " inputs; " + op_version + " takes " +

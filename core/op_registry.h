@@ -1,5 +1,6 @@
-// The op registry: (domain, op_type, since_version) -> kernel factory. The core resolves a node
-// to the newest registered version not above the model's opset for the node's domain.
+// The op registry: (domain, op_type, since_version) -> kernel factory and the input/output
+// counts the spec allows for that version. The core resolves a node to the newest registered
+// version not above the model's opset for the node's domain.
 #pragma once
 
 #include <map>
@@ -30,12 +31,48 @@ struct OpArity {
   int max_outputs = kVariadic;
 };
 
+// How many inputs (or outputs) an op version takes, at a registration: Inputs(2),
+// Inputs(1, 3) or Inputs::AtLeast(1). Two types, so the two counts cannot be swapped.
+template <bool kInputs>
+struct PositionCount {
+  constexpr explicit PositionCount(int n) : min(n), max(n) {}
+  constexpr PositionCount(int min_count, int max_count) : min(min_count), max(max_count) {}
+  static constexpr PositionCount AtLeast(int n) { return {n, OpArity::kVariadic}; }
+  int min;
+  int max;
+};
+using Inputs = PositionCount<true>;
+using Outputs = PositionCount<false>;
+
+// Since-versions of an op that share one arity.
+struct OpVersions {
+  OpVersions(std::vector<int> since_versions, Inputs inputs, Outputs outputs)
+      : since(std::move(since_versions)), arity{inputs.min, inputs.max, outputs.min, outputs.max} {}
+  std::vector<int> since;
+  OpArity arity;
+};
+
+// One registered op version, for documentation and tests.
+struct OpSchema {
+  std::string domain;
+  std::string op_type;
+  int since_version = 0;
+  OpArity arity;
+};
+
 class OpRegistry {
  public:
   // Registers one implementation for every listed since-version of the op (the versions in
-  // which the ONNX spec changed it). The kernel reads the resolved one from PlanContext.
+  // which the ONNX spec changed it), each with the input/output counts the spec gives it:
+  //   r.Register("", "Add", {{7, 13, 14}, Inputs(2), Outputs(1)}, MakeBinary<...>);
+  //   r.Register("", "Clip", {{{6}, Inputs(1), Outputs(1)},
+  //                           {{11, 12, 13}, Inputs(1, 3), Outputs(1)}}, MakeKernel<ClipKernel>);
+  // The kernel reads the resolved version from PlanContext. No versions, a version listed
+  // twice or an impossible count is a bug in the registration: Register aborts, naming it.
   void Register(const std::string& domain, const std::string& op_type,
-                std::vector<int> since_versions, KernelFactory factory);
+                std::vector<OpVersions> versions, KernelFactory factory);
+  void Register(const std::string& domain, const std::string& op_type, OpVersions versions,
+                KernelFactory factory);
 
   bool Knows(const std::string& domain, const std::string& op_type) const;
   // Newest registered since-version <= opset, or 0 when the op is unknown or only newer
@@ -44,26 +81,23 @@ class OpRegistry {
   // Registered since-versions of an op, ascending (empty when unknown).
   std::vector<int> Versions(const std::string& domain, const std::string& op_type) const;
   std::unique_ptr<Kernel> Create(const std::string& domain, const std::string& op_type) const;
-  // The counts of one since-version, checked at load; ops without one are checked by their
-  // kernel at plan time.
-  void SetArity(const std::string& domain, const std::string& op_type, int since_version,
-                OpArity arity);
   // MalformedModel naming the node when its input or output count is outside the arity
-  // registered for `since_version`.
+  // registered for `since_version`; Internal when that version is not registered.
   Status CheckArity(const Node& node, int since_version) const;
   // "op_type" for the default domain, "domain:op_type" otherwise; sorted.
   std::vector<std::string> OpNames() const;
+  // Every registered op version with its counts, sorted by domain, op_type, since_version.
+  std::vector<OpSchema> Schemas() const;
 
   // The registry with every kernel in kernels/ registered.
   static const OpRegistry& Default();
 
  private:
   struct Entry {
-    std::vector<int> versions;
+    std::map<int, OpArity> versions;  // since-version -> counts
     KernelFactory factory;
   };
   std::map<std::pair<std::string, std::string>, Entry> ops_;
-  std::map<std::pair<std::string, std::string>, std::map<int, OpArity>> arities_;
 };
 
 // Defined in kernels/: registers every built-in op.

@@ -623,29 +623,38 @@ TypeSet MaxMinTypes(int v) {
 }  // namespace
 
 void RegisterBinaryKernels(OpRegistry& r) {
-  r.Register("", "Add", {7, 13, 14}, MakeBinary<AddOp, NumericTypes>);
-  r.Register("", "Sub", {7, 13, 14}, MakeBinary<SubOp, NumericTypes>);
-  r.Register("", "Mul", {7, 13, 14}, MakeBinary<MulOp, NumericTypes>);
-  r.Register("", "Div", {7, 13, 14}, MakeBinary<DivOp, NumericTypes>);
-  r.Register("", "Pow", {7, 12, 13, 15}, MakeKernel<PowKernel>);
+  const OpVersions arithmetic = {{7, 13, 14}, Inputs(2), Outputs(1)};
+  r.Register("", "Add", arithmetic, MakeBinary<AddOp, NumericTypes>);
+  r.Register("", "Sub", arithmetic, MakeBinary<SubOp, NumericTypes>);
+  r.Register("", "Mul", arithmetic, MakeBinary<MulOp, NumericTypes>);
+  r.Register("", "Div", arithmetic, MakeBinary<DivOp, NumericTypes>);
+  r.Register("", "Pow", {{7, 12, 13, 15}, Inputs(2), Outputs(1)}, MakeKernel<PowKernel>);
 
-  r.Register("", "Equal", {7, 11, 13, 19}, MakeBinary<EqualOp, EqualTypes, true>);
-  r.Register("", "Less", {7, 9, 13}, MakeBinary<LessOp, OrderTypes, true>);
-  r.Register("", "Greater", {7, 9, 13}, MakeBinary<GreaterOp, OrderTypes, true>);
-  r.Register("", "LessOrEqual", {12, 16}, MakeBinary<LessOrEqualOp, NumericTypes, true>);
-  r.Register("", "GreaterOrEqual", {12, 16}, MakeBinary<GreaterOrEqualOp, NumericTypes, true>);
-  r.Register("", "And", {7}, MakeBinary<AndOp, BoolTypes, true>);
-  r.Register("", "Or", {7}, MakeBinary<OrOp, BoolTypes, true>);
-  r.Register("", "Xor", {7}, MakeBinary<XorOp, BoolTypes, true>);
+  r.Register("", "Equal", {{7, 11, 13, 19}, Inputs(2), Outputs(1)},
+             MakeBinary<EqualOp, EqualTypes, true>);
+  r.Register("", "Less", {{7, 9, 13}, Inputs(2), Outputs(1)}, MakeBinary<LessOp, OrderTypes, true>);
+  r.Register("", "Greater", {{7, 9, 13}, Inputs(2), Outputs(1)},
+             MakeBinary<GreaterOp, OrderTypes, true>);
+  r.Register("", "LessOrEqual", {{12, 16}, Inputs(2), Outputs(1)},
+             MakeBinary<LessOrEqualOp, NumericTypes, true>);
+  r.Register("", "GreaterOrEqual", {{12, 16}, Inputs(2), Outputs(1)},
+             MakeBinary<GreaterOrEqualOp, NumericTypes, true>);
+  r.Register("", "And", {{7}, Inputs(2), Outputs(1)}, MakeBinary<AndOp, BoolTypes, true>);
+  r.Register("", "Or", {{7}, Inputs(2), Outputs(1)}, MakeBinary<OrOp, BoolTypes, true>);
+  r.Register("", "Xor", {{7}, Inputs(2), Outputs(1)}, MakeBinary<XorOp, BoolTypes, true>);
 
-  r.Register("", "Where", {9, 16}, MakeKernel<WhereKernel>);
+  r.Register("", "Where", {{9, 16}, Inputs(3), Outputs(1)}, MakeKernel<WhereKernel>);
   // The -6 versions (same-shape inputs only) are still current at opset 7; broadcasting is a
   // superset of them.
-  r.Register("", "Max", {6, 8, 12, 13}, MakeVariadic<MaxOp, MaxMinTypes>);
-  r.Register("", "Min", {6, 8, 12, 13}, MakeVariadic<MinOp, MaxMinTypes>);
-  r.Register("", "Sum", {6, 8, 13}, MakeVariadic<AddOp, FloatTypes>);
-  r.Register("", "Mean", {6, 8, 13}, MakeVariadic<AddOp, FloatTypes, true>);
-  r.Register("", "PRelu", {7, 9, 16}, MakeKernel<PReluKernel>);
+  r.Register("", "Max", {{6, 8, 12, 13}, Inputs::AtLeast(1), Outputs(1)},
+             MakeVariadic<MaxOp, MaxMinTypes>);
+  r.Register("", "Min", {{6, 8, 12, 13}, Inputs::AtLeast(1), Outputs(1)},
+             MakeVariadic<MinOp, MaxMinTypes>);
+  r.Register("", "Sum", {{6, 8, 13}, Inputs::AtLeast(1), Outputs(1)},
+             MakeVariadic<AddOp, FloatTypes>);
+  r.Register("", "Mean", {{6, 8, 13}, Inputs::AtLeast(1), Outputs(1)},
+             MakeVariadic<AddOp, FloatTypes, true>);
+  r.Register("", "PRelu", {{7, 9, 16}, Inputs(2), Outputs(1)}, MakeKernel<PReluKernel>);
 }
 
 }  // namespace webnx

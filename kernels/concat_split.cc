@@ -241,8 +241,12 @@ class SplitKernel final : public Kernel {
 }  // namespace
 
 void RegisterConcatSplitKernels(OpRegistry& r) {
-  r.Register("", "Concat", {4, 11, 13}, MakeKernel<ConcatKernel>);
-  r.Register("", "Split", {2, 11, 13, 18}, MakeKernel<SplitKernel>);
+  r.Register("", "Concat", {{4, 11, 13}, Inputs::AtLeast(1), Outputs(1)}, MakeKernel<ConcatKernel>);
+  // 13 turned split into an optional input.
+  r.Register(
+      "", "Split",
+      {{{2, 11}, Inputs(1), Outputs::AtLeast(1)}, {{13, 18}, Inputs(1, 2), Outputs::AtLeast(1)}},
+      MakeKernel<SplitKernel>);
 }
 
 }  // namespace webnx

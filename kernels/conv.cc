@@ -823,7 +823,7 @@ class ConvKernel : public Kernel {
 }  // namespace
 
 void RegisterConvKernels(OpRegistry& r) {
-  r.Register("", "Conv", {1, 11, 22}, MakeKernel<ConvKernel>);
+  r.Register("", "Conv", {{1, 11, 22}, Inputs(2, 3), Outputs(1)}, MakeKernel<ConvKernel>);
 }
 
 }  // namespace webnx

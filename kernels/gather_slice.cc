@@ -642,10 +642,18 @@ class PadKernel final : public Kernel {
 }  // namespace
 
 void RegisterGatherSliceKernels(OpRegistry& r) {
-  r.Register("", "Gather", {1, 11, 13}, MakeKernel<GatherKernel>);
-  r.Register("", "GatherElements", {11, 13}, MakeKernel<GatherElementsKernel>);
-  r.Register("", "Slice", {1, 10, 11, 13}, MakeKernel<SliceKernel>);
-  r.Register("", "Pad", {2, 11, 13, 18, 19}, MakeKernel<PadKernel>);
+  r.Register("", "Gather", {{1, 11, 13}, Inputs(2), Outputs(1)}, MakeKernel<GatherKernel>);
+  r.Register("", "GatherElements", {{11, 13}, Inputs(2), Outputs(1)},
+             MakeKernel<GatherElementsKernel>);
+  // 10 turned starts, ends, axes and steps into inputs.
+  r.Register("", "Slice", {{{1}, Inputs(1), Outputs(1)}, {{10, 11, 13}, Inputs(3, 5), Outputs(1)}},
+             MakeKernel<SliceKernel>);
+  // 11 turned pads and the constant value into inputs; 18 added axes.
+  r.Register("", "Pad",
+             {{{2}, Inputs(1), Outputs(1)},
+              {{11, 13}, Inputs(2, 3), Outputs(1)},
+              {{18, 19}, Inputs(2, 4), Outputs(1)}},
+             MakeKernel<PadKernel>);
 }
 
 }  // namespace webnx

@@ -324,8 +324,11 @@ class MatMulKernel : public Kernel {
 }  // namespace
 
 void RegisterGemmKernels(OpRegistry& r) {
-  r.Register("", "Gemm", {1, 6, 7, 9, 11, 13}, MakeKernel<GemmKernel>);
-  r.Register("", "MatMul", {1, 9, 13}, MakeKernel<MatMulKernel>);
+  // 11 made C optional.
+  r.Register("", "Gemm",
+             {{{1, 6, 7, 9}, Inputs(3), Outputs(1)}, {{11, 13}, Inputs(2, 3), Outputs(1)}},
+             MakeKernel<GemmKernel>);
+  r.Register("", "MatMul", {{1, 9, 13}, Inputs(2), Outputs(1)}, MakeKernel<MatMulKernel>);
 }
 
 }  // namespace webnx

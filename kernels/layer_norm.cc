@@ -143,7 +143,8 @@ class LayerNormKernel : public Kernel {
 }  // namespace
 
 void RegisterLayerNormKernels(OpRegistry& r) {
-  r.Register("", "LayerNormalization", {17}, MakeKernel<LayerNormKernel>);
+  r.Register("", "LayerNormalization", {{17}, Inputs(2, 3), Outputs(1, 3)},
+             MakeKernel<LayerNormKernel>);
 }
 
 }  // namespace webnx

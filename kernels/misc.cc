@@ -318,10 +318,15 @@ class CastKernel final : public Kernel {
 }  // namespace
 
 void RegisterMiscKernels(OpRegistry& r) {
-  r.Register("", "Constant", {1, 9, 11, 12, 13, 19}, MakeKernel<ConstantKernel>);
-  r.Register("", "Identity", {1, 13, 14, 16, 19, 21}, MakeKernel<IdentityKernel>);
-  r.Register("", "Dropout", {1, 6, 7, 10, 12, 13}, MakeKernel<DropoutKernel>);
-  r.Register("", "Cast", {1, 6, 9, 13, 19, 21}, MakeKernel<CastKernel>);
+  r.Register("", "Constant", {{1, 9, 11, 12, 13, 19}, Inputs(0), Outputs(1)},
+             MakeKernel<ConstantKernel>);
+  r.Register("", "Identity", {{1, 13, 14, 16, 19, 21}, Inputs(1), Outputs(1)},
+             MakeKernel<IdentityKernel>);
+  // 12 turned ratio and training_mode into optional inputs.
+  r.Register("", "Dropout",
+             {{{1, 6, 7, 10}, Inputs(1), Outputs(1, 2)}, {{12, 13}, Inputs(1, 3), Outputs(1, 2)}},
+             MakeKernel<DropoutKernel>);
+  r.Register("", "Cast", {{1, 6, 9, 13, 19, 21}, Inputs(1), Outputs(1)}, MakeKernel<CastKernel>);
 }
 
 }  // namespace webnx

@@ -244,9 +244,13 @@ class LrnKernel : public Kernel {
 }  // namespace
 
 void RegisterNormalizationKernels(OpRegistry& r) {
-  r.Register("", "BatchNormalization", {1, 6, 7, 9, 14, 15}, MakeKernel<BatchNormKernel>);
-  r.Register("", "InstanceNormalization", {1, 6, 22}, MakeKernel<InstanceNormKernel>);
-  r.Register("", "LRN", {1, 13}, MakeKernel<LrnKernel>);
+  // 14 dropped the saved mean and variance outputs.
+  r.Register("", "BatchNormalization",
+             {{{1, 6, 7, 9}, Inputs(5), Outputs(1, 5)}, {{14, 15}, Inputs(5), Outputs(1, 3)}},
+             MakeKernel<BatchNormKernel>);
+  r.Register("", "InstanceNormalization", {{1, 6, 22}, Inputs(3), Outputs(1)},
+             MakeKernel<InstanceNormKernel>);
+  r.Register("", "LRN", {{1, 13}, Inputs(1), Outputs(1)}, MakeKernel<LrnKernel>);
 }
 
 }  // namespace webnx

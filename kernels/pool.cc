@@ -343,10 +343,15 @@ std::unique_ptr<Kernel> MakeGlobalPool() {
 }  // namespace
 
 void RegisterPoolKernels(OpRegistry& r) {
-  r.Register("", "MaxPool", {1, 8, 10, 11, 12, 22}, MakePool<PoolMode::kMax>);
-  r.Register("", "AveragePool", {1, 7, 10, 11, 19, 22}, MakePool<PoolMode::kAverage>);
-  r.Register("", "GlobalMaxPool", {1, 22}, MakeGlobalPool<PoolMode::kMax>);
-  r.Register("", "GlobalAveragePool", {1, 22}, MakeGlobalPool<PoolMode::kAverage>);
+  // 8 added the optional Indices output.
+  r.Register("", "MaxPool",
+             {{{1}, Inputs(1), Outputs(1)}, {{8, 10, 11, 12, 22}, Inputs(1), Outputs(1, 2)}},
+             MakePool<PoolMode::kMax>);
+  r.Register("", "AveragePool", {{1, 7, 10, 11, 19, 22}, Inputs(1), Outputs(1)},
+             MakePool<PoolMode::kAverage>);
+  r.Register("", "GlobalMaxPool", {{1, 22}, Inputs(1), Outputs(1)}, MakeGlobalPool<PoolMode::kMax>);
+  r.Register("", "GlobalAveragePool", {{1, 22}, Inputs(1), Outputs(1)},
+             MakeGlobalPool<PoolMode::kAverage>);
 }
 
 }  // namespace webnx

@@ -328,11 +328,16 @@ std::unique_ptr<Kernel> MakeReduce() {
 }  // namespace
 
 void RegisterReduceKernels(OpRegistry& r) {
-  const std::vector<int> axes_input_at_18 = {1, 11, 13, 18};
-  r.Register("", "ReduceSum", {1, 11, 13}, MakeReduce<ReduceOp::kSum>);
+  // ReduceSum turned axes into an optional input at 13, the others at 18.
+  r.Register("", "ReduceSum", {{{1, 11}, Inputs(1), Outputs(1)}, {{13}, Inputs(1, 2), Outputs(1)}},
+             MakeReduce<ReduceOp::kSum>);
+  const std::vector<OpVersions> axes_input_at_18 = {{{1, 11, 13}, Inputs(1), Outputs(1)},
+                                                    {{18}, Inputs(1, 2), Outputs(1)}};
   r.Register("", "ReduceMean", axes_input_at_18, MakeReduce<ReduceOp::kMean>);
-  r.Register("", "ReduceMax", {1, 11, 12, 13, 18, 20}, MakeReduce<ReduceOp::kMax>);
-  r.Register("", "ReduceMin", {1, 11, 12, 13, 18, 20}, MakeReduce<ReduceOp::kMin>);
+  const std::vector<OpVersions> max_min = {{{1, 11, 12, 13}, Inputs(1), Outputs(1)},
+                                           {{18, 20}, Inputs(1, 2), Outputs(1)}};
+  r.Register("", "ReduceMax", max_min, MakeReduce<ReduceOp::kMax>);
+  r.Register("", "ReduceMin", max_min, MakeReduce<ReduceOp::kMin>);
   r.Register("", "ReduceProd", axes_input_at_18, MakeReduce<ReduceOp::kProd>);
   r.Register("", "ReduceL1", axes_input_at_18, MakeReduce<ReduceOp::kL1>);
   r.Register("", "ReduceL2", axes_input_at_18, MakeReduce<ReduceOp::kL2>);

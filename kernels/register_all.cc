@@ -18,7 +18,6 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterMiscKernels(r);
   RegisterResizeKernels(r);
   RegisterLayerNormKernels(r);
-  RegisterOpArities(r);
 }
 
 }  // namespace webnx

@@ -20,6 +20,5 @@ void RegisterGatherSliceKernels(OpRegistry& r);    // gather_slice.cc
 void RegisterMiscKernels(OpRegistry& r);           // misc.cc (Constant, Identity, Dropout, Cast)
 void RegisterResizeKernels(OpRegistry& r);         // resize.cc (Resize, Upsample)
 void RegisterLayerNormKernels(OpRegistry& r);      // layer_norm.cc (LayerNormalization)
-void RegisterOpArities(OpRegistry& r);             // op_arity.cc (generated: input counts)
 
 }  // namespace webnx

@@ -613,9 +613,14 @@ class ResizeKernel : public Kernel {
 }  // namespace
 
 void RegisterResizeKernels(OpRegistry& r) {
-  r.Register("", "Resize", {10, 11, 13, 18, 19},
+  // Resize-11 takes X, roi and scales (sizes optional); 13 made roi and scales optional.
+  r.Register("", "Resize",
+             {{{10}, Inputs(2), Outputs(1)},
+              {{11}, Inputs(3, 4), Outputs(1)},
+              {{13, 18, 19}, Inputs(1, 4), Outputs(1)}},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<ResizeKernel>(false); });
-  r.Register("", "Upsample", {7, 9},
+  // 9 turned scales into an input.
+  r.Register("", "Upsample", {{{7}, Inputs(1), Outputs(1)}, {{9}, Inputs(2), Outputs(1)}},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<ResizeKernel>(true); });
 }
 

@@ -579,16 +579,21 @@ class RangeKernel final : public Kernel {
 }  // namespace
 
 void RegisterShapeKernels(OpRegistry& r) {
-  r.Register("", "Reshape", {5, 13, 14, 19, 21}, MakeKernel<ReshapeKernel>);
-  r.Register("", "Flatten", {1, 9, 11, 13, 21}, MakeKernel<FlattenKernel>);
-  r.Register("", "Squeeze", {1, 11, 13}, MakeKernel<SqueezeKernel>);
-  r.Register("", "Unsqueeze", {1, 11, 13}, MakeKernel<UnsqueezeKernel>);
-  r.Register("", "Shape", {1, 13, 15}, MakeKernel<ShapeKernel>);
-  r.Register("", "Size", {1, 13}, MakeKernel<SizeKernel>);
-  r.Register("", "Expand", {8, 13}, MakeKernel<ExpandKernel>);
-  r.Register("", "ConstantOfShape", {9, 20}, MakeKernel<ConstantOfShapeKernel>);
-  r.Register("", "Range", {11}, MakeKernel<RangeKernel>);
-  r.Register("", "Tile", {6, 13}, MakeKernel<TileKernel>);
+  r.Register("", "Reshape", {{5, 13, 14, 19, 21}, Inputs(2), Outputs(1)},
+             MakeKernel<ReshapeKernel>);
+  r.Register("", "Flatten", {{1, 9, 11, 13, 21}, Inputs(1), Outputs(1)}, MakeKernel<FlattenKernel>);
+  // 13 turned axes into an input: optional for Squeeze, required for Unsqueeze.
+  r.Register("", "Squeeze", {{{1, 11}, Inputs(1), Outputs(1)}, {{13}, Inputs(1, 2), Outputs(1)}},
+             MakeKernel<SqueezeKernel>);
+  r.Register("", "Unsqueeze", {{{1, 11}, Inputs(1), Outputs(1)}, {{13}, Inputs(2), Outputs(1)}},
+             MakeKernel<UnsqueezeKernel>);
+  r.Register("", "Shape", {{1, 13, 15}, Inputs(1), Outputs(1)}, MakeKernel<ShapeKernel>);
+  r.Register("", "Size", {{1, 13}, Inputs(1), Outputs(1)}, MakeKernel<SizeKernel>);
+  r.Register("", "Expand", {{8, 13}, Inputs(2), Outputs(1)}, MakeKernel<ExpandKernel>);
+  r.Register("", "ConstantOfShape", {{9, 20}, Inputs(1), Outputs(1)},
+             MakeKernel<ConstantOfShapeKernel>);
+  r.Register("", "Range", {{11}, Inputs(3), Outputs(1)}, MakeKernel<RangeKernel>);
+  r.Register("", "Tile", {{6, 13}, Inputs(2), Outputs(1)}, MakeKernel<TileKernel>);
 }
 
 }  // namespace webnx

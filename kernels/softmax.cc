@@ -118,9 +118,9 @@ class SoftmaxKernel : public Kernel {
 }  // namespace
 
 void RegisterSoftmaxKernels(OpRegistry& r) {
-  r.Register("", "Softmax", {1, 11, 13},
+  r.Register("", "Softmax", {{1, 11, 13}, Inputs(1), Outputs(1)},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<SoftmaxKernel>(false); });
-  r.Register("", "LogSoftmax", {1, 11, 13},
+  r.Register("", "LogSoftmax", {{1, 11, 13}, Inputs(1), Outputs(1)},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<SoftmaxKernel>(true); });
 }
 

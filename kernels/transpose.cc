@@ -220,7 +220,7 @@ class TransposeKernel final : public Kernel {
 }  // namespace
 
 void RegisterTransposeKernels(OpRegistry& r) {
-  r.Register("", "Transpose", {1, 13, 21}, MakeKernel<TransposeKernel>);
+  r.Register("", "Transpose", {{1, 13, 21}, Inputs(1), Outputs(1)}, MakeKernel<TransposeKernel>);
 }
 
 }  // namespace webnx

@@ -309,7 +309,7 @@ class UnaryKernel final : public Kernel {
 
 template <typename Fn>
 void RegisterUnary(OpRegistry& r, const char* name, std::vector<int> versions) {
-  r.Register("", name, std::move(versions), MakeKernel<UnaryKernel<Fn>>);
+  r.Register("", name, {std::move(versions), Inputs(1), Outputs(1)}, MakeKernel<UnaryKernel<Fn>>);
 }
 
 class NotKernel final : public Kernel {
@@ -422,7 +422,9 @@ class ClipKernel final : public Kernel {
 void RegisterUnaryKernels(OpRegistry& r) {
   RegisterUnary<ReluFn>(r, "Relu", {6, 13, 14});
   RegisterUnary<LeakyReluFn>(r, "LeakyRelu", {6, 16});
-  r.Register("", "Clip", {6, 11, 12, 13}, MakeKernel<ClipKernel>);
+  // 11 turned min and max into optional inputs.
+  r.Register("", "Clip", {{{6}, Inputs(1), Outputs(1)}, {{11, 12, 13}, Inputs(1, 3), Outputs(1)}},
+             MakeKernel<ClipKernel>);
   RegisterUnary<SigmoidFn>(r, "Sigmoid", {6, 13});
   RegisterUnary<HardSigmoidFn>(r, "HardSigmoid", {6, 22});
   RegisterUnary<HardSwishFn>(r, "HardSwish", {14, 22});
@@ -444,7 +446,7 @@ void RegisterUnaryKernels(OpRegistry& r) {
   RegisterUnary<SinFn>(r, "Sin", {7, 22});
   RegisterUnary<CosFn>(r, "Cos", {7, 22});
   RegisterUnary<SignFn>(r, "Sign", {9, 13});
-  r.Register("", "Not", {1}, MakeKernel<NotKernel>);
+  r.Register("", "Not", {{1}, Inputs(1), Outputs(1)}, MakeKernel<NotKernel>);
 }
 
 }  // namespace webnx
