@@ -17,7 +17,7 @@ JOBS ?= 2
 NODE_TESTS := ../shared/onnx-node-tests
 VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
 
-.PHONY: all setup native wasm models demo test test-native test-sanitizers test-wasm-units test-conformance test-node package \
+.PHONY: all setup native wasm models demo test test-native test-types test-sanitizers test-wasm-units test-conformance test-node package \
         test-browser serve bench fuzz format clean
 
 all: native wasm
@@ -63,10 +63,15 @@ demo: wasm wasm-mt
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
 	node examples/demo.mjs --models $(MODELS)
 
-test: native wasm wasm-mt models test-native test-sanitizers test-wasm-units test-conformance test-node test-browser
+test: native wasm wasm-mt models test-native test-types test-sanitizers test-wasm-units test-conformance test-node test-browser
 
 test-native: native
 	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
+
+# The package's TypeScript declarations against a typed usage file (tests/types/usage.ts).
+test-types: setup
+	npx tsc -p tests/types/tsconfig.json
+	@echo "types: js/index.d.ts and js/convert.d.ts check against tests/types/usage.ts"
 
 # The gtest suite and the conformance runner again under AddressSanitizer + UBSan.
 test-sanitizers: setup

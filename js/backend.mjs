@@ -5,8 +5,8 @@ import { WebnxError } from './errors.mjs';
 import { env } from './env.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
 import { loadRuntime } from './wasm-loader.mjs';
+import { isNode } from './platform.mjs';
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 const MAX_DEFAULT_THREADS = 4;
 
 let warnedNoThreads = false;

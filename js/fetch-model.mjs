@@ -7,8 +7,8 @@ import {
   ChunksIntoHeap, FileIntoHeap, MAX_MODEL_BYTES, StreamIntoHeap, copyChunks, readStream, tooLarge,
 } from './heap-readers.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
+import { isNode } from './platform.mjs';
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 const HEAD_BYTES = 64;  // enough to tell JSON, HTML and protobuf apart
 
 function reporter(onProgress) {

@@ -57,7 +57,7 @@ export interface SessionOptions {
   /**
    * Run the session in a dedicated Worker (browser: a module Worker; Node: worker_threads), with the
    * same API. Inputs are copied and outputs transferred; `stats` is a snapshot from the last call.
-   * The object is not an `instanceof InferenceSession`. Call release() to end the worker.
+   * The session is an InferenceSession like any other. Call release() to end the worker.
    */
   worker?: boolean;
   /**

@@ -4,8 +4,7 @@
 import { WebnxError } from './errors.mjs';
 import { FileIntoHeap } from './heap-readers.mjs';
 import { nodeBuiltin } from './node-builtin.mjs'; // keeps node:* out of browser bundles
-
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+import { isNode } from './platform.mjs';
 
 // A parsed document, or JSON text: an object that is not bytes, a Blob or a URL, or a string
 // that starts with '{'.

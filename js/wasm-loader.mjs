@@ -4,8 +4,7 @@
 import { WebnxError } from './errors.mjs';
 import { env } from './env.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
-
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+import { isNode } from './platform.mjs';
 
 // A literal `new URL(…, import.meta.url)` on purpose: bundlers (Vite, webpack 5, Parcel, Rollup
 // plugins) see it, copy the .wasm into their output and rewrite the URL.

@@ -1,14 +1,14 @@
-// InferenceSession.create(src, { worker: true }): the same session API, with the runtime in a
+// The worker backend of an InferenceSession (js/session.mjs, options.worker): the runtime in a
 // dedicated Worker (browser) or a worker_threads worker (Node), so inference never blocks the
 // page. The worker downloads the model itself (progress events are forwarded); bytes and
 // tensors cross as transferred buffers.
 import { WebnxError } from './errors.mjs';
-import { Tensor, checkFeed } from './tensor.mjs';
+import { Tensor } from './tensor.mjs';
 import { env } from './env.mjs';
 import { wasmUrl } from './wasm-loader.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
+import { isNode } from './platform.mjs';
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 // Node takes the path through a variable so bundlers leave it alone (they handle the browser
 // form below, `new Worker(new URL('./worker.mjs', import.meta.url), …)`, themselves).
 const NODE_WORKER_FILE = './worker.mjs';
@@ -132,72 +132,46 @@ function plainOptions(options) {
   return out;
 }
 
-export class WorkerSession {
+class WorkerBackend {
   #channel;
-  #inputs;
-  #outputs;
   #stats;
-  lastProfile = null;
 
   constructor(channel, created) {
     this.#channel = channel;
-    this.#inputs = created.inputMetadata;
-    this.#outputs = created.outputMetadata;
+    this.inputMetadata = created.inputMetadata;
+    this.outputMetadata = created.outputMetadata;
     this.#stats = created.stats;
   }
 
-  get inputNames() { return this.#inputs.map((i) => i.name); }
-  get outputNames() { return this.#outputs.map((o) => o.name); }
-  get inputMetadata() { return this.#inputs; }
-  get outputMetadata() { return this.#outputs; }
   // A snapshot taken after the last create/run (the worker owns the live counters).
-  get stats() {
-    this.#checkOpen();
-    return this.#stats;
-  }
+  get stats() { return this.#stats; }
 
-  async run(feeds, options = {}) {
-    this.#checkOpen();
-    if (feeds === null || typeof feeds !== 'object') {
-      throw new WebnxError('InvalidInput', 'run() takes an object mapping input names to Tensors');
-    }
+  // Feeds were checked by the session; they are copied (the caller keeps its arrays).
+  async run(feeds, options) {
     const packed = {};
     const transfer = [];
-    // Every feed is checked before any is copied, as in-thread sessions do.
     for (const [name, tensor] of Object.entries(feeds)) {
-      if (!(tensor instanceof Tensor)) throw new WebnxError('InvalidInput', `feed '${name}' is not a Tensor`);
-      checkFeed(name, tensor);
-    }
-    for (const [name, tensor] of Object.entries(feeds)) {
-      const data = tensor.data.slice(); // the caller keeps its array
+      const data = tensor.data.slice();
       packed[name] = { type: tensor.type, data, dims: tensor.dims };
       transfer.push(data.buffer);
     }
-    const reply = await this.#channel.call('run', { feeds: packed, options: { profile: Boolean(options.profile) } }, transfer);
+    const reply = await this.#channel.call('run', { feeds: packed, options }, transfer);
     this.#stats = reply.stats;
-    this.lastProfile = reply.lastProfile;
-    const results = {};
-    for (const [name, t] of Object.entries(reply.outputs)) results[name] = new Tensor(t.type, t.data, t.dims);
-    return results;
+    const outputs = {};
+    for (const [name, t] of Object.entries(reply.outputs)) outputs[name] = new Tensor(t.type, t.data, t.dims);
+    return { outputs, profile: reply.lastProfile };
   }
 
   async release() {
-    if (!this.#channel) return;
-    const channel = this.#channel;
-    this.#channel = null;
     try {
-      await channel.call('release', {});
+      await this.#channel.call('release', {});
     } finally {
-      channel.terminate();
+      this.#channel.terminate();
     }
-  }
-
-  #checkOpen() {
-    if (!this.#channel) throw new WebnxError('InvalidArgument', 'the session has been released');
   }
 }
 
-export async function createWorkerSession(source, options) {
+export async function createWorkerBackend(source, options) {
   const channel = new Channel(await startWorker());
   try {
     const wenv = await workerEnv();
@@ -206,7 +180,7 @@ export async function createWorkerSession(source, options) {
     const created = await channel.call('create', {
       model, env: wenv, options: plainOptions(options), progress: typeof options.onProgress === 'function',
     }, transfer, options.onProgress);
-    return new WorkerSession(channel, created);
+    return new WorkerBackend(channel, created);
   } catch (e) {
     channel.terminate();
     throw e;

@@ -5,8 +5,8 @@ import { InferenceSession } from './session.mjs';
 import { Tensor } from './tensor.mjs';
 import { env } from './env.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
+import { isNode } from './platform.mjs';
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 let session = null;
 let port = null;
 

@@ -171,6 +171,7 @@ test('worker: true gives the same outputs, metadata, profile and errors as a dir
   const events = [];
   const worker = await InferenceSession.create(tinyPath, { worker: true, onProgress: (e) => events.push(e) });
   assert.ok(events.length > 0);
+  assert.ok(worker instanceof InferenceSession, 'one class, whichever backend runs it');
   assert.deepEqual(worker.inputMetadata, direct.inputMetadata);
   assert.deepEqual(worker.outputNames, direct.outputNames);
   const data = seededFloats(3 * 50, 3);

@@ -1,0 +1,122 @@
+// The in-thread backend of an InferenceSession (js/session.mjs): the wasm runtime in this
+// thread. Loads a model into a WasmSession (wasm/bindings.cc), stages feeds in the heap and
+// copies outputs out of it.
+import { lastWasmError } from './errors.mjs';
+import { DTYPES, Tensor } from './tensor.mjs';
+import { getRuntime } from './runtime.mjs';
+import { chooseThreads, getThreadedRuntime, noteBackend } from './backend.mjs';
+import { openModel } from './fetch-model.mjs';
+import { isJsonBytes, isJsonDocument, jsonModel, jsonSideFiles } from './json-source.mjs';
+
+// A model from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress:
+// { bytes } or { heap } (read into the heap by create: heap-readers.mjs) for ONNX, or
+// { json, doc, base } for a JSON graph document (docs/dsl.md).
+async function readModel(source, onProgress) {
+  if (isJsonDocument(source)) return jsonModel(source);
+  const opened = await openModel(source, onProgress, isJsonBytes);
+  if (opened.heap || !isJsonBytes(opened.bytes, source)) return opened;
+  return jsonModel(opened.bytes, typeof source === 'string' || source instanceof URL ? source : null);
+}
+
+function metadata(infos) {
+  return infos.map((i) => ({ name: i.name, type: i.dtype, dims: i.dims === null ? null : i.dims }));
+}
+
+class WasmBackend {
+  #runtime;
+  #wasm;
+
+  constructor(runtime, wasm) {
+    this.#runtime = runtime;
+    this.#wasm = wasm;
+    this.inputMetadata = metadata(wasm.inputs());
+    this.outputMetadata = metadata(wasm.outputs());
+  }
+
+  get stats() { return this.#wasm.stats(); }
+
+  // Feeds were checked by the session. All or nothing: a failure while staging drops what was
+  // staged, so no later run can see this one's feeds.
+  async run(feeds, options) {
+    const wasm = this.#wasm;
+    try {
+      for (const [name, tensor] of Object.entries(feeds)) {
+        const ptr = wasm.allocInput(name, DTYPES[tensor.type].code, tensor.dims);
+        if (!ptr) throw lastWasmError(wasm);
+        const src = tensor.data;
+        this.#runtime.HEAPU8.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), ptr);
+      }
+    } catch (e) {
+      wasm.discardInputs();
+      throw e;
+    }
+    if (wasm.run(Boolean(options.profile)) !== 0) throw lastWasmError(wasm);
+    const outputs = {};
+    for (let i = 0; i < wasm.outputCount(); i++) {
+      const type = wasm.outputDtype(i);
+      const ptr = wasm.outputPtr(i);
+      const bytes = wasm.outputBytes(i);
+      const copy = this.#runtime.HEAPU8.slice(ptr, ptr + bytes);
+      const Array = DTYPES[type].array;
+      outputs[this.outputMetadata[i].name] =
+        new Tensor(type, new Array(copy.buffer, 0, bytes / Array.BYTES_PER_ELEMENT), wasm.outputDims(i));
+    }
+    return { outputs, profile: options.profile ? wasm.profile() : null };
+  }
+
+  async release() {
+    this.#wasm.release();
+    this.#wasm.delete();
+  }
+}
+
+async function load(runtime, model, files, threads, options) {
+  const wasm = new runtime.WasmSession();
+  try {
+    wasm.setNumThreads(Math.min(threads, runtime.WasmSession.maxThreads()));
+    // Bytes enter the heap with one HEAPU8.set, a heap reader with reads into it; 0 from
+    // stageBytes means the heap is full.
+    const stage = async (bytes) => {
+      const ptr = wasm.stageBytes(bytes instanceof Uint8Array ? bytes.byteLength : bytes.size);
+      if (!ptr) return false;
+      if (bytes instanceof Uint8Array) runtime.HEAPU8.set(bytes, ptr);
+      else await bytes.readInto(() => runtime.HEAPU8, ptr);
+      return true;
+    };
+    let status = wasm.setLimits(options.limits);
+    for (const [name, bytes] of files ?? []) {
+      if (status !== 0) break;
+      if (await stage(bytes)) wasm.addExternalFile(name);
+      else status = 1;
+    }
+    if (status === 0) {
+      const json = typeof model.json === 'string' ? new TextEncoder().encode(model.json) : model.json;
+      if (!(await stage(files ? json : model.heap ?? model.bytes))) status = 1;
+      else status = files ? wasm.loadJson(options.maxCachedPlans ?? 0) : wasm.load(options.maxCachedPlans ?? 0);
+    }
+    if (status !== 0) throw lastWasmError(wasm);
+  } catch (e) {
+    wasm.delete();
+    throw e;
+  }
+  await runtime.webnxWorkersLoaded;  // threaded build: its workers loaded beside the model
+  return new WasmBackend(runtime, wasm);
+}
+
+// Loads a model: the runtime build for the thread count, the model's bytes (and a JSON
+// document's side files), into a new WasmSession.
+export async function createWasmBackend(source, options) {
+  const threads = await chooseThreads(options.numThreads);
+  const [runtime, model] = await Promise.all([
+    threads > 1 ? getThreadedRuntime() : getRuntime(), readModel(source, options.onProgress)]);
+  let files = null;
+  try {
+    noteBackend(threads);
+    files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
+    return await load(runtime, model, files, threads, options);
+  } finally {
+    // Heap readers a failed load did not get to: their files close, their downloads stop.
+    model.heap?.close();
+    for (const file of files?.values() ?? []) file.close?.();
+  }
+}
