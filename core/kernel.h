@@ -132,6 +132,21 @@ struct EpilogueFunction {
   bool gated = false;
 };
 
+// A per-channel affine map over axis 1 with constant parameters, y = (x - center[c]) * scale[c] +
+// shift[c] (an inference BatchNormalization): what a producer that absorbs it folds into its
+// weights at load (core/passes/fold_channel_affine.cc).
+struct ChannelAffine {
+  std::vector<float> center, scale, shift;
+};
+
+// Where a node keeps per-output-channel parameters that a channel affine after it folds into:
+// output channel c is weight row c (dim 0 of input `weight_input`) plus bias[c] (input
+// `bias_input`, which may be absent).
+struct AffineAbsorber {
+  int weight_input = -1;
+  int bias_input = -1;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -145,6 +160,12 @@ class Kernel {
   // and the constants alone). A constant only this node reads, declared in one form, may be
   // replaced by it at load (core/constant_cache.h): Plan then sees it only through Form().
   virtual void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) const {}
+  // Load-time folds: true when the node is a channel affine of input 0 (parameters filled from
+  // its constants); true when a channel affine after the node folds into its weights.
+  virtual bool IsChannelAffine(FormContext& ctx, ChannelAffine* affine) const { return false; }
+  virtual bool AbsorbsChannelAffine(FormContext& ctx, AffineAbsorber* absorber) const {
+    return false;
+  }
   // True when the outputs depend only on the input shapes, never their contents (Shape,
   // Size): the planner then evaluates the node on the host once shapes are known.
   virtual bool ReadsOnlyInputShapes() const { return false; }

@@ -13,18 +13,9 @@
 #include "core/kernel.h"
 #include "core/limits.h"
 #include "core/op_registry.h"
+#include "core/resolved_graph.h"
 
 namespace webnx {
-
-// A graph whose nodes are resolved against the registry (node i runs the op version in
-// since_versions[i]).
-struct ResolvedGraph {
-  Graph graph;
-  std::vector<int> since_versions;
-  int threads = 1;  // threads each run may use
-  SessionLimits limits;
-  ConstantCache* constants = nullptr;  // the session's (plans derive packed weights through it)
-};
 
 // Evaluates one node on the host on known inputs (nullptr = omitted optional input).
 // Outputs are checked against `limits` before they are allocated.

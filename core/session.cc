@@ -7,7 +7,7 @@
 #include "core/graph_limits.h"
 #include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
-#include "core/passes/fold_batch_norm.h"
+#include "core/passes/fold_channel_affine.h"
 
 namespace webnx {
 
@@ -58,7 +58,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
   WEBNX_RETURN_IF_ERROR(session->Resolve());
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
-  FoldBatchNormIntoConv(&session->rg_);
+  FoldChannelAffines(&session->rg_, OpRegistry::Default());
   WEBNX_RETURN_IF_ERROR(session->PrepareConstants());
   session->rg_.constants = &session->constants_;
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
@@ -159,47 +159,33 @@ Status Session::PrepareConstants() {
 Status Session::FoldConstants() {
   Graph& graph = rg_.graph;
   const OpRegistry& registry = OpRegistry::Default();
-  std::set<std::string> graph_outputs;
-  for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
-  std::vector<Node> kept;
-  std::vector<int> kept_versions;
+  std::vector<bool> folded(graph.nodes.size(), false);
   // Folded outputs join the weights under limits.maxInitializerBytes.
   int64_t constant_bytes = 0;
   for (const auto& kv : graph.initializers) constant_bytes += kv.second.nbytes();
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    Node& node = graph.nodes[n];
+    const Node& node = graph.nodes[n];
     std::vector<const Tensor*> inputs;
     bool all_constant = true;
     for (const auto& name : node.inputs) {
-      if (name.empty()) {
-        inputs.push_back(nullptr);
-        continue;
-      }
-      auto it = graph.initializers.find(name);
-      if (it == graph.initializers.end()) {
-        all_constant = false;
-        break;
-      }
-      inputs.push_back(&it->second);
+      auto it = name.empty() ? graph.initializers.end() : graph.initializers.find(name);
+      all_constant = all_constant && (name.empty() || it != graph.initializers.end());
+      inputs.push_back(it == graph.initializers.end() ? nullptr : &it->second);
     }
-    if (all_constant) {
-      std::vector<Tensor> outputs;
-      WEBNX_RETURN_IF_ERROR(
-          EvaluateNode(node, rg_.since_versions[n], registry, inputs, &outputs, rg_.limits));
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        WEBNX_RETURN_IF_ERROR(AddInitializerBytes(static_cast<int64_t>(outputs[i].nbytes()),
-                                                  rg_.limits, node.Describe(), &constant_bytes));
-      }
-      for (size_t i = 0; i < node.outputs.size(); ++i) {
-        if (!node.outputs[i].empty()) graph.initializers[node.outputs[i]] = std::move(outputs[i]);
-      }
-      continue;
+    if (!all_constant) continue;
+    std::vector<Tensor> outputs;
+    WEBNX_RETURN_IF_ERROR(
+        EvaluateNode(node, rg_.since_versions[n], registry, inputs, &outputs, rg_.limits));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      WEBNX_RETURN_IF_ERROR(AddInitializerBytes(static_cast<int64_t>(outputs[i].nbytes()),
+                                                rg_.limits, node.Describe(), &constant_bytes));
     }
-    kept.push_back(std::move(node));
-    kept_versions.push_back(rg_.since_versions[n]);
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (!node.outputs[i].empty()) graph.initializers[node.outputs[i]] = std::move(outputs[i]);
+    }
+    folded[n] = true;
   }
-  graph.nodes = std::move(kept);
-  rg_.since_versions = std::move(kept_versions);
+  rg_.RemoveNodes(folded);
   return Status::Ok();
 }
 

@@ -119,6 +119,15 @@ class ConvKernel : public Kernel {
     conv_forms::Declare(ctx, forms);
   }
 
+  // Output channel m is W[m] * X + B[m]: a channel affine after it folds into W and B.
+  bool AbsorbsChannelAffine(FormContext& ctx, AffineAbsorber* absorber) const override {
+    const Tensor* w = ctx.constant(1);
+    if (ctx.node().inputs.size() < 2 || !w || w->shape.size() < 3) return false;
+    absorber->weight_input = 1;
+    absorber->bias_input = 2;
+    return true;
+  }
+
   // The GEMM paths add a residual in their epilogue, before any clamp fused after it.
   int FuseAddend() override {
     if (fused_dw_) return -1;

@@ -67,6 +67,35 @@ class BatchNormKernel : public Kernel {
     return Status::Ok();
   }
 
+  // The inference form with one constant statistic per channel: a channel affine that the
+  // conv before it may absorb (core/passes/fold_channel_affine.cc).
+  bool IsChannelAffine(FormContext& ctx, ChannelAffine* affine) const override {
+    const Node& node = ctx.node();
+    if (node.inputs.size() != 5) return false;
+    for (size_t i = 1; i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty()) return false;  // training outputs
+    Attrs& attrs = ctx.attrs();
+    const float epsilon = attrs.Float("epsilon", 1e-5f);
+    const bool training = attrs.Int("training_mode", 0) != 0;
+    const bool spatial = ctx.since_version() >= 9 || attrs.Int("spatial", 1) != 0;
+    if (!attrs.status().ok() || training || !spatial) return false;
+    const Tensor* p[5] = {};
+    for (int i = 1; i < 5; ++i) {
+      p[i] = ctx.constant(i);
+      if (!p[i] || p[i]->dtype != DType::kFloat32 || p[i]->shape.size() != 1 ||
+          p[i]->shape[0] != ctx.constant(1)->shape[0]) {
+        return false;
+      }
+    }
+    const int64_t channels = p[1]->shape[0];
+    affine->center.assign(p[3]->ptr<float>(), p[3]->ptr<float>() + channels);
+    affine->shift.assign(p[2]->ptr<float>(), p[2]->ptr<float>() + channels);
+    affine->scale.resize(channels);
+    for (int64_t c = 0; c < channels; ++c)
+      affine->scale[c] = p[1]->ptr<float>()[c] / std::sqrt(p[4]->ptr<float>()[c] + epsilon);
+    return channels > 0;
+  }
+
   Status Run(RunContext& ctx) override {
     if (!params_folded_) {
       Fold(ctx.input(1).ptr<float>(), ctx.input(2).ptr<float>(), ctx.input(3).ptr<float>(),

@@ -1,0 +1,36 @@
+// A graph whose nodes are resolved against the registry (node i runs the op version in
+// since_versions[i]), with what every plan of a session shares.
+#pragma once
+
+#include <vector>
+
+#include "core/constant_cache.h"
+#include "core/graph.h"
+#include "core/limits.h"
+
+namespace webnx {
+
+struct ResolvedGraph {
+  Graph graph;
+  std::vector<int> since_versions;
+  int threads = 1;  // threads each run may use
+  SessionLimits limits;
+  ConstantCache* constants = nullptr;  // the session's (plans derive packed weights through it)
+
+  // Drops the nodes marked in `removed`, keeping since_versions in step.
+  void RemoveNodes(const std::vector<bool>& removed) {
+    size_t kept = 0;
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      if (removed[n]) continue;
+      if (kept != n) {
+        graph.nodes[kept] = std::move(graph.nodes[n]);
+        since_versions[kept] = since_versions[n];
+      }
+      ++kept;
+    }
+    graph.nodes.resize(kept);
+    since_versions.resize(kept);
+  }
+};
+
+}  // namespace webnx
