@@ -7,7 +7,7 @@ Status ConstantCache::Prepare(const Graph& graph, const std::vector<Declared>& d
   for (const auto& kv : graph.initializers) initializers_[&kv.second] = 1;
   const InitializerSet exclusive = ExclusiveInitializers(graph);
   // Forms declared per constant: only a constant with exactly one may be replaced by it.
-  std::unordered_map<const void*, int> forms;
+  InitializerSet forms;
   for (const Declared& d : declared) ++forms[d.constant];
   for (const Declared& d : declared) {
     const Tensor& c = *d.constant;
@@ -26,21 +26,22 @@ bool ConstantCache::Replaced(const Tensor& constant) const {
 
 const ConstantCache::Entry* ConstantCache::Find(const Tensor& source,
                                                 const std::string& kind) const {
-  auto of = entries_of_.find(&source);
-  if (of == entries_of_.end()) return nullptr;
-  for (size_t i : of->second)
+  auto first = first_entry_.find(&source);
+  for (long i = first == first_entry_.end() ? -1 : first->second; i >= 0; i = entries_[i].next)
     if (entries_[i].kind == kind) return &entries_[i];
   return nullptr;
 }
 
 void ConstantCache::Remember(Entry e) {
-  entries_of_[e.source].push_back(entries_.size());
+  auto first = first_entry_.find(e.source);
+  e.next = first == first_entry_.end() ? -1 : first->second;
+  first_entry_[e.source] = static_cast<long>(entries_.size());
   entries_.push_back(std::move(e));
 }
 
 Status ConstantCache::Replace(const Tensor& source, const ConstantForm& form, bool* replaced) {
   const size_t numel = static_cast<size_t>(source.numel());
-  Entry e{&source, form.kind, DerivedForm()};
+  Entry e{&source, form.kind, DerivedForm(), -1};
   *replaced = false;
   if (form.granule == 0) {
     if (form.floats == 0 || form.floats != numel) return Status::Ok();
@@ -62,7 +63,7 @@ Status ConstantCache::Replace(const Tensor& source, const ConstantForm& form, bo
     replaced_bytes_ += head_floats * sizeof(float);
     derived_bytes_ += (form.floats - head_floats) * sizeof(float);
   }
-  replaced_[&source] = form.kind;
+  replaced_[&source] = static_cast<long>(entries_.size());
   Remember(std::move(e));
   *replaced = true;
   return Status::Ok();
@@ -75,11 +76,12 @@ Status ConstantCache::Get(const Tensor& source, const ConstantForm& form, Derive
   }
   auto replaced = replaced_.find(&source);
   if (replaced != replaced_.end()) {
-    return Status(ErrorCode::kInternal, "a constant replaced by its form '" + replaced->second +
+    return Status(ErrorCode::kInternal, "a constant replaced by its form '" +
+                                            entries_[replaced->second].kind +
                                             "' was asked for as '" + form.kind + "'");
   }
   if (!initializers_.count(&source)) return DeriveForm(source, form, out);
-  Entry e{&source, form.kind, DerivedForm()};
+  Entry e{&source, form.kind, DerivedForm(), -1};
   WEBNX_RETURN_IF_ERROR(DeriveForm(source, form, &e.form));
   derived_bytes_ += form.floats * sizeof(float);
   *out = e.form;

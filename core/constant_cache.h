@@ -75,16 +75,19 @@ class ConstantCache {
     const Tensor* source;
     std::string kind;
     DerivedForm form;
+    long next;  // the source's next entry in entries_, or -1
   };
   const Entry* Find(const Tensor& source, const std::string& kind) const;
   void Remember(Entry e);
   // Derives `form` over the storage of `source` when it fits there (*replaced says whether).
   Status Replace(const Tensor& source, const ConstantForm& form, bool* replaced);
 
+  // Keyed by the constant's address, InitializerSet's map type: the wasm build then carries
+  // no other map's code.
   InitializerSet initializers_;
-  std::unordered_map<const void*, std::string> replaced_;  // constant -> the kind replacing it
+  InitializerSet replaced_;  // constant -> the index of the entry replacing it
   std::vector<Entry> entries_;
-  std::unordered_map<const void*, std::vector<size_t>> entries_of_;  // constant -> its entries
+  InitializerSet first_entry_;  // constant -> its first entry in entries_
   size_t derived_bytes_ = 0;
   size_t replaced_bytes_ = 0;
 };

@@ -8,20 +8,20 @@ namespace webnx {
 namespace {
 
 // Why a registration is malformed, or "" when it is not.
-std::string RegistrationError(const std::vector<OpVersions>& groups,
+std::string RegistrationError(std::initializer_list<OpVersions> groups,
                               const std::map<int, OpArity>& versions) {
-  if (groups.empty()) return "lists no versions";
+  if (groups.size() == 0) return "lists no versions";
   size_t listed = 0;
   for (const OpVersions& group : groups) {
-    if (group.since.empty()) return "has a group of counts with no versions";
+    if (group.since.size() == 0) return "has a group of counts with no versions";
     for (int v : group.since) {
       if (v < 1) return "lists since-version " + std::to_string(v);
     }
     listed += group.since.size();
-    const OpArity& a = group.arity;
+    const OpArity a = group.arity();
     if (a.min_inputs < 0 || a.min_inputs > a.max_inputs || a.min_outputs < 0 ||
         a.min_outputs > a.max_outputs) {
-      return "declares impossible counts for version " + std::to_string(group.since[0]);
+      return "declares impossible counts for version " + std::to_string(*group.since.begin());
     }
   }
   if (listed != versions.size()) return "lists a since-version twice";
@@ -30,27 +30,24 @@ std::string RegistrationError(const std::vector<OpVersions>& groups,
 
 }  // namespace
 
-void OpRegistry::Register(const std::string& domain, const std::string& op_type,
-                          std::vector<OpVersions> groups, KernelFactory factory) {
+void OpRegistry::Register(const char* domain, const char* op_type,
+                          std::initializer_list<OpVersions> groups, KernelFactory factory) {
   Entry entry{{}, factory};
   for (const OpVersions& group : groups) {
-    for (int v : group.since) entry.versions[v] = group.arity;
+    for (int v : group.since) entry.versions[v] = group.arity();
   }
   const std::string error = RegistrationError(groups, entry.versions);
   if (!error.empty() || factory == nullptr) {
-    std::fprintf(stderr, "webnx: the registration of %s%s%s %s\n", domain.c_str(),
-                 domain.empty() ? "" : ":", op_type.c_str(),
-                 error.empty() ? "has no kernel factory" : error.c_str());
+    std::fprintf(stderr, "webnx: the registration of %s%s%s %s\n", domain, *domain ? ":" : "",
+                 op_type, error.empty() ? "has no kernel factory" : error.c_str());
     std::abort();
   }
   ops_[{domain, op_type}] = std::move(entry);
 }
 
-void OpRegistry::Register(const std::string& domain, const std::string& op_type,
-                          OpVersions versions, KernelFactory factory) {
-  std::vector<OpVersions> groups;
-  groups.push_back(std::move(versions));
-  Register(domain, op_type, std::move(groups), factory);
+void OpRegistry::Register(const char* domain, const char* op_type, OpVersions versions,
+                          KernelFactory factory) {
+  Register(domain, op_type, {versions}, factory);
 }
 
 bool OpRegistry::Knows(const std::string& domain, const std::string& op_type) const {

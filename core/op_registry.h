@@ -3,6 +3,7 @@
 // version not above the model's opset for the node's domain.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,12 +45,15 @@ struct PositionCount {
 using Inputs = PositionCount<true>;
 using Outputs = PositionCount<false>;
 
-// Since-versions of an op that share one arity.
+// Since-versions of an op that share one arity. An aggregate of lists, not vectors: a
+// registration is then constant data, not code, and the lists live as long as the braced
+// registration that holds them (they are read during the Register call only).
 struct OpVersions {
-  OpVersions(std::vector<int> since_versions, Inputs inputs, Outputs outputs)
-      : since(std::move(since_versions)), arity{inputs.min, inputs.max, outputs.min, outputs.max} {}
-  std::vector<int> since;
-  OpArity arity;
+  std::initializer_list<int> since;
+  Inputs inputs;
+  Outputs outputs;
+
+  OpArity arity() const { return OpArity{inputs.min, inputs.max, outputs.min, outputs.max}; }
 };
 
 // One registered op version, for documentation and tests.
@@ -69,9 +73,10 @@ class OpRegistry {
   //                           {{11, 12, 13}, Inputs(1, 3), Outputs(1)}}, MakeKernel<ClipKernel>);
   // The kernel reads the resolved version from PlanContext. No versions, a version listed
   // twice or an impossible count is a bug in the registration: Register aborts, naming it.
-  void Register(const std::string& domain, const std::string& op_type,
-                std::vector<OpVersions> versions, KernelFactory factory);
-  void Register(const std::string& domain, const std::string& op_type, OpVersions versions,
+  // (const char*: the registration calls then build no strings of their own.)
+  void Register(const char* domain, const char* op_type, std::initializer_list<OpVersions> versions,
+                KernelFactory factory);
+  void Register(const char* domain, const char* op_type, OpVersions versions,
                 KernelFactory factory);
 
   bool Knows(const std::string& domain, const std::string& op_type) const;

@@ -331,19 +331,24 @@ void RegisterReduceKernels(OpRegistry& r) {
   // ReduceSum turned axes into an optional input at 13, the others at 18.
   r.Register("", "ReduceSum", {{{1, 11}, Inputs(1), Outputs(1)}, {{13}, Inputs(1, 2), Outputs(1)}},
              MakeReduce<ReduceOp::kSum>);
-  const std::vector<OpVersions> axes_input_at_18 = {{{1, 11, 13}, Inputs(1), Outputs(1)},
-                                                    {{18}, Inputs(1, 2), Outputs(1)}};
-  r.Register("", "ReduceMean", axes_input_at_18, MakeReduce<ReduceOp::kMean>);
-  const std::vector<OpVersions> max_min = {{{1, 11, 12, 13}, Inputs(1), Outputs(1)},
-                                           {{18, 20}, Inputs(1, 2), Outputs(1)}};
-  r.Register("", "ReduceMax", max_min, MakeReduce<ReduceOp::kMax>);
-  r.Register("", "ReduceMin", max_min, MakeReduce<ReduceOp::kMin>);
-  r.Register("", "ReduceProd", axes_input_at_18, MakeReduce<ReduceOp::kProd>);
-  r.Register("", "ReduceL1", axes_input_at_18, MakeReduce<ReduceOp::kL1>);
-  r.Register("", "ReduceL2", axes_input_at_18, MakeReduce<ReduceOp::kL2>);
-  r.Register("", "ReduceLogSum", axes_input_at_18, MakeReduce<ReduceOp::kLogSum>);
-  r.Register("", "ReduceLogSumExp", axes_input_at_18, MakeReduce<ReduceOp::kLogSumExp>);
-  r.Register("", "ReduceSumSquare", axes_input_at_18, MakeReduce<ReduceOp::kSumSquare>);
+  const auto axes_input_at_18 = [&r](const char* op, KernelFactory factory) {
+    r.Register("", op, {{{1, 11, 13}, Inputs(1), Outputs(1)}, {{18}, Inputs(1, 2), Outputs(1)}},
+               factory);
+  };
+  const auto max_min = [&r](const char* op, KernelFactory factory) {
+    r.Register("", op,
+               {{{1, 11, 12, 13}, Inputs(1), Outputs(1)}, {{18, 20}, Inputs(1, 2), Outputs(1)}},
+               factory);
+  };
+  axes_input_at_18("ReduceMean", MakeReduce<ReduceOp::kMean>);
+  max_min("ReduceMax", MakeReduce<ReduceOp::kMax>);
+  max_min("ReduceMin", MakeReduce<ReduceOp::kMin>);
+  axes_input_at_18("ReduceProd", MakeReduce<ReduceOp::kProd>);
+  axes_input_at_18("ReduceL1", MakeReduce<ReduceOp::kL1>);
+  axes_input_at_18("ReduceL2", MakeReduce<ReduceOp::kL2>);
+  axes_input_at_18("ReduceLogSum", MakeReduce<ReduceOp::kLogSum>);
+  axes_input_at_18("ReduceLogSumExp", MakeReduce<ReduceOp::kLogSumExp>);
+  axes_input_at_18("ReduceSumSquare", MakeReduce<ReduceOp::kSumSquare>);
 }
 
 }  // namespace webnx

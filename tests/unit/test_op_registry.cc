@@ -123,7 +123,7 @@ TEST(OpRegistryDeathTest, MalformedRegistrationsAbort) {
       "Twice lists a since-version twice");
   EXPECT_DEATH_IF_SUPPORTED(r.Register("", "Empty", {{}, Inputs(1), Outputs(1)}, NoKernel),
                             "Empty has a group of counts with no versions");
-  EXPECT_DEATH_IF_SUPPORTED(r.Register("", "None", std::vector<OpVersions>{}, NoKernel),
+  EXPECT_DEATH_IF_SUPPORTED(r.Register("", "None", std::initializer_list<OpVersions>{}, NoKernel),
                             "None lists no versions");
   EXPECT_DEATH_IF_SUPPORTED(r.Register("", "Upside", {{1}, Inputs(3, 2), Outputs(1)}, NoKernel),
                             "Upside declares impossible counts for version 1");
