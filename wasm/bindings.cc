@@ -260,6 +260,21 @@ val SupportedOps() {
   return arr;
 }
 
+// Every registered op version, a line each: "domain op since min_in max_in min_out max_out"
+// (domain "-" for the default one, max -1 for no upper bound): what docs/ops.md lists. Text,
+// not JS objects: the docs need it, the runtime does not, so it costs as little code as can be.
+std::string OpSchemas() {
+  std::string text;
+  const auto count = [](int n) { return std::to_string(n == OpArity::kVariadic ? -1 : n); };
+  for (const OpSchema& s : OpRegistry::Default().Schemas()) {
+    text += (s.domain.empty() ? "-" : s.domain) + " " + s.op_type + " " +
+            std::to_string(s.since_version) + " " + count(s.arity.min_inputs) + " " +
+            count(s.arity.max_inputs) + " " + count(s.arity.min_outputs) + " " +
+            count(s.arity.max_outputs) + "\n";
+  }
+  return text;
+}
+
 EMSCRIPTEN_BINDINGS(webnx) {
   emscripten::class_<WasmSession>("WasmSession")
       .constructor<>()
@@ -286,6 +301,7 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("errorMessage", &WasmSession::errorMessage)
       .function("release", &WasmSession::release);
   emscripten::function("supportedOps", &SupportedOps);
+  emscripten::function("opSchemas", &OpSchemas);
   emscripten::function("warmUpKernels", &simd::WarmUpKernels);
   emscripten::function("heapStats", &HeapStats);
   emscripten::function("setWorkersStarted", &ThreadPool::SetWorkersStarted);
