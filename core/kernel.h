@@ -147,6 +147,12 @@ struct AffineAbsorber {
   int bias_input = -1;
 };
 
+// How a node's output follows its inputs position by position, for layout passes
+// (core/passes/fold_transposes.cc): kUnary, output i from input 0's element i (other inputs, if
+// any, are scalars); kBroadcast, output i from every input's element at i under numpy
+// broadcasting.
+enum class ElementwiseKind { kNone, kUnary, kBroadcast };
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -166,6 +172,10 @@ class Kernel {
   virtual bool AbsorbsChannelAffine(FormContext& ctx, AffineAbsorber* absorber) const {
     return false;
   }
+  // Layout passes: how the node is elementwise (ElementwiseKind), and whether it is a transpose
+  // of input 0 (filling the permutation: output dim i is input dim perm[i]).
+  virtual ElementwiseKind Elementwise() const { return ElementwiseKind::kNone; }
+  virtual bool IsTranspose(FormContext& ctx, std::vector<int64_t>* perm) const { return false; }
   // True when the outputs depend only on the input shapes, never their contents (Shape,
   // Size): the planner then evaluates the node on the host once shapes are known.
   virtual bool ReadsOnlyInputShapes() const { return false; }

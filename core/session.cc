@@ -8,6 +8,7 @@
 #include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
 #include "core/passes/fold_channel_affine.h"
+#include "core/passes/fold_transposes.h"
 
 namespace webnx {
 
@@ -58,6 +59,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
   WEBNX_RETURN_IF_ERROR(session->Resolve());
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
+  FoldTransposes(&session->rg_, OpRegistry::Default());
   FoldChannelAffines(&session->rg_, OpRegistry::Default());
   WEBNX_RETURN_IF_ERROR(session->PrepareConstants());
   session->rg_.constants = &session->constants_;

@@ -289,6 +289,7 @@ using TypeSetForVersion = TypeSet (*)(int since_version);
 template <typename Op, bool kOutputsBool>
 class BinaryKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kBroadcast; }
   explicit BinaryKernel(TypeSetForVersion types) : types_(types) {}
 
   Status Plan(PlanContext& ctx) override {
@@ -410,6 +411,7 @@ void PowLoop(BroadcastWalker& walker, const T* base, const E* exponent, T* out) 
 
 class PowKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kBroadcast; }
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
     if (ctx.since_version() < 12) {
@@ -455,6 +457,7 @@ class PowKernel final : public Kernel {
 
 class WhereKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kBroadcast; }
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
     WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 0, TypeSet::kBool));
@@ -498,6 +501,7 @@ class WhereKernel final : public Kernel {
 template <typename Op, bool kMean>
 class VariadicKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kBroadcast; }
   explicit VariadicKernel(TypeSetForVersion types) : types_(types) {}
 
   Status Plan(PlanContext& ctx) override {
@@ -562,6 +566,7 @@ std::unique_ptr<Kernel> MakeVariadic() {
 
 class PReluKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kBroadcast; }
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
     WEBNX_RETURN_IF_ERROR(

@@ -50,6 +50,13 @@ class TransposeKernel final : public Kernel {
     return Status::Ok();
   }
 
+  // A transpose with its permutation given (without one it depends on the input's rank).
+  bool IsTranspose(FormContext& ctx, std::vector<int64_t>* perm) const override {
+    if (!ctx.attrs().Has("perm")) return false;
+    *perm = ctx.attrs().Ints("perm");
+    return ctx.attrs().status().ok() && !perm->empty();
+  }
+
   Status Run(RunContext& ctx) override {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);

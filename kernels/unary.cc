@@ -246,6 +246,7 @@ struct SignFn : NoAttrs {
 template <typename Fn>
 class UnaryKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kUnary; }
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
     if (Fn::kIntegersSince != 0 && ctx.since_version() >= Fn::kIntegersSince) {
@@ -308,12 +309,13 @@ class UnaryKernel final : public Kernel {
 };
 
 template <typename Fn>
-void RegisterUnary(OpRegistry& r, const char* name, std::vector<int> versions) {
-  r.Register("", name, {std::move(versions), Inputs(1), Outputs(1)}, MakeKernel<UnaryKernel<Fn>>);
+void RegisterUnary(OpRegistry& r, const char* name, std::initializer_list<int> versions) {
+  r.Register("", name, {versions, Inputs(1), Outputs(1)}, MakeKernel<UnaryKernel<Fn>>);
 }
 
 class NotKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kUnary; }
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kBool}));
@@ -333,6 +335,7 @@ class NotKernel final : public Kernel {
 // omitted) read at run time; 12 adds integer types.
 class ClipKernel final : public Kernel {
  public:
+  ElementwiseKind Elementwise() const override { return ElementwiseKind::kUnary; }
   Status Plan(PlanContext& ctx) override {
     const bool bounds_are_inputs = ctx.since_version() >= 11;
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, bounds_are_inputs ? 3 : 1));

@@ -1,0 +1,23 @@
+// Load-time graph rewrite for models exported in NHWC (tf2onnx, jax2onnx): their convs sit
+// between a Transpose to NCHW and one back, with elementwise ops (activations, residual sums) in
+// NHWC between them. Transposes are pushed down through elementwise nodes until they meet the
+// next transpose, and pairs that cancel are removed, so the convs run on NCHW activations with
+// no copy between them. Which nodes are transposes or elementwise, the kernels declare
+// (Kernel::IsTranspose, Kernel::Elementwise): no op is named here.
+#pragma once
+
+#include "core/op_registry.h"
+#include "core/resolved_graph.h"
+
+namespace webnx {
+
+// Rewrites, until none applies:
+//  - T_q(T_p(x)) with q undoing p: its readers read x;
+//  - U(T_p(x)) for an elementwise U that alone reads T_p(x): becomes T_p(U(x));
+//  - B(T_p(x), T_p(y), ...) for a broadcasting elementwise B that alone reads each of them, all
+//    transposed alike and of the transposes' rank: becomes T_p(B(x, y, ...));
+//  - a transpose nothing reads is removed.
+// Graph outputs keep their names and values. Returns the transpose nodes removed.
+int FoldTransposes(ResolvedGraph* rg, const OpRegistry& registry);
+
+}  // namespace webnx

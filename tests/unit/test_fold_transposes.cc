@@ -1,0 +1,64 @@
+// Transposes folded at load (core/passes/fold_transposes.cc): an NHWC export's convs run with no
+// transpose between them, and the outputs are those of the NCHW graph.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "tests/unit/model_builder.h"
+#include "tests/unit/op_runner.h"
+
+namespace webnx::testing {
+namespace {
+
+constexpr int64_t kC = 8, kH = 5, kW = 6;
+
+// conv1 -> relu -> conv2 (+ x), NCHW, or NHWC with a Transpose around each conv.
+std::string Model(bool nhwc) {
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, nhwc ? std::vector<D>{1, kH, kW, kC} : std::vector<D>{1, kC, kH, kW});
+  mb.FloatInit("W1", {kC, kC, 1, 1}, RandomFloats(kC * kC, 1));
+  mb.FloatInit("W2", {kC, kC, 3, 3}, RandomFloats(kC * kC * 9, 2));
+  std::string x = "X";
+  const auto conv = [&](const std::string& w, const std::string& out, int64_t k) {
+    std::string in = x;
+    if (nhwc) {
+      mb.Node("Transpose", {x}, {out + "_in"}, out + "_to_nchw").Ints("perm", {0, 3, 1, 2});
+      in = out + "_in";
+    }
+    const std::string y = nhwc ? out + "_nchw" : out;
+    mb.Node("Conv", {in, w}, {y}, out)
+        .Ints("kernel_shape", {k, k})
+        .Ints("pads", {k / 2, k / 2, k / 2, k / 2});
+    if (nhwc) mb.Node("Transpose", {y}, {out}, out + "_to_nhwc").Ints("perm", {0, 2, 3, 1});
+  };
+  conv("W1", "c1", 1);
+  mb.Node("Relu", {"c1"}, {"r"}, "relu");
+  x = "r";
+  conv("W2", "c2", 3);
+  mb.Node("Add", {"c2", "X"}, {"s"}, "residual");
+  mb.Node("Sigmoid", {"s"}, {"Y"}, "sigmoid");
+  mb.Output("Y", kOnnxFloat, nhwc ? std::vector<D>{1, kH, kW, kC} : std::vector<D>{1, kC, kH, kW});
+  return mb.Bytes();
+}
+
+TEST(FoldTransposes, AnNhwcExportRunsItsConvsWithoutTransposesBetweenThem) {
+  std::unique_ptr<Session> nchw, nhwc;
+  ASSERT_TRUE(CreateSession(Model(false), &nchw).ok());
+  ASSERT_TRUE(CreateSession(Model(true), &nhwc).ok());
+  // Left: the input's transpose to NCHW and the output's back to NHWC.
+  EXPECT_EQ(nhwc->stats().graph_nodes, nchw->stats().graph_nodes + 2);
+  const Tensor x = RandomFloat({1, kC, kH, kW}, 9);
+  Tensor x_nhwc = RandomFloat({1, kH, kW, kC}, 0);
+  for (int64_t c = 0; c < kC; ++c)
+    for (int64_t p = 0; p < kH * kW; ++p)
+      x_nhwc.ptr<float>()[p * kC + c] = x.ptr<float>()[c * kH * kW + p];
+  std::vector<const Tensor*> want, got;
+  ASSERT_TRUE(nchw->Run({NamedTensor{"X", x}}, &want).ok());
+  ASSERT_TRUE(nhwc->Run({NamedTensor{"X", x_nhwc}}, &got).ok());
+  for (int64_t c = 0; c < kC; ++c)
+    for (int64_t p = 0; p < kH * kW; ++p)
+      ASSERT_EQ(got[0]->ptr<float>()[p * kC + c], want[0]->ptr<float>()[c * kH * kW + p]);
+}
+
+}  // namespace
+}  // namespace webnx::testing
