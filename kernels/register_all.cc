@@ -10,11 +10,16 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterSoftmaxKernels(r);
   RegisterReduceKernels(r);
   RegisterBinaryKernels(r);
+  RegisterWhereKernels(r);
+  RegisterVariadicKernels(r);
   RegisterUnaryKernels(r);
+  RegisterActivationKernels(r);
   RegisterShapeKernels(r);
+  RegisterShapeComputeKernels(r);
   RegisterTransposeKernels(r);
   RegisterConcatSplitKernels(r);
   RegisterGatherSliceKernels(r);
+  RegisterPadKernels(r);
   RegisterMiscKernels(r);
   RegisterResizeKernels(r);
   RegisterLayerNormKernels(r);

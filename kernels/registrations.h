@@ -12,11 +12,16 @@ void RegisterGemmKernels(OpRegistry& r);           // gemm.cc (Gemm, MatMul)
 void RegisterSoftmaxKernels(OpRegistry& r);        // softmax.cc
 void RegisterReduceKernels(OpRegistry& r);         // reduce.cc
 void RegisterBinaryKernels(OpRegistry& r);         // binary.cc (Add, Sub, Mul, Div, ...)
-void RegisterUnaryKernels(OpRegistry& r);          // unary.cc (Relu, Clip, Sigmoid, ...)
-void RegisterShapeKernels(OpRegistry& r);          // shape_ops.cc (Reshape, Shape, Squeeze, ...)
+void RegisterWhereKernels(OpRegistry& r);          // where.cc
+void RegisterVariadicKernels(OpRegistry& r);       // variadic.cc (Max, Min, Sum, Mean)
+void RegisterUnaryKernels(OpRegistry& r);          // unary.cc (Exp, Log, Sqrt, Neg, ...)
+void RegisterActivationKernels(OpRegistry& r);     // activations.cc (Relu, Clip, Sigmoid, ...)
+void RegisterShapeKernels(OpRegistry& r);          // shape_ops.cc (Reshape, Squeeze, Expand, ...)
+void RegisterShapeComputeKernels(OpRegistry& r);   // shape_compute.cc (Shape, Size, Range, ...)
 void RegisterTransposeKernels(OpRegistry& r);      // transpose.cc
 void RegisterConcatSplitKernels(OpRegistry& r);    // concat_split.cc
 void RegisterGatherSliceKernels(OpRegistry& r);    // gather_slice.cc
+void RegisterPadKernels(OpRegistry& r);            // pad.cc
 void RegisterMiscKernels(OpRegistry& r);           // misc.cc (Constant, Identity, Dropout, Cast)
 void RegisterResizeKernels(OpRegistry& r);         // resize.cc (Resize, Upsample)
 void RegisterLayerNormKernels(OpRegistry& r);      // layer_norm.cc (LayerNormalization)

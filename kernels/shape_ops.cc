@@ -1,54 +1,25 @@
-// Shape manipulation: Reshape, Flatten, Squeeze, Unsqueeze (data copied unchanged), Shape and
-// Size (read only the input's shape), Expand and Tile (replicate), ConstantOfShape and Range
-// (create). Inputs that decide an output shape must be known when the plan is made.
+// Shape manipulation: Reshape, Flatten, Squeeze, Unsqueeze (views: data unchanged) and Expand,
+// Tile (replicate). Inputs that decide an output shape must be known when the plan is made.
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/broadcast.h"
 #include "kernels/registrations.h"
+#include "kernels/shape_common.h"
 
 namespace webnx {
 namespace {
 
-// Outputs larger than this many elements are refused at plan time (the wasm heap is 4 GiB).
-constexpr int64_t kMaxOutputElements = int64_t{1} << 32;
-
-Status ExpectAnyDType(const PlanContext& ctx, int i) {
-  return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
-}
-
-Status CheckOutputSize(const PlanContext& ctx, const Shape& out) {
-  int64_t numel = 0;
-  if (!ShapeNumel(out, &numel) || numel > kMaxOutputElements) {
-    return ctx.Error(ErrorCode::kOutOfMemory,
-                     "output shape " + ShapeToString(out) + " is too large");
-  }
-  return Status::Ok();
-}
-
-// Reads a plan-time int64 (or int32) list from input `i`, for shape-like inputs.
-Status ReadConstantInts(const PlanContext& ctx, int i, const std::string& what,
-                        std::vector<int64_t>* out) {
-  const Tensor* t = ctx.constant(i);
-  if (!t) {
-    return ctx.Error(ErrorCode::kMalformedModel, what + " must be known when the plan is made");
-  }
-  if (t->dtype != DType::kInt64 && t->dtype != DType::kInt32) {
-    return ctx.Error(ErrorCode::kUnsupportedDtype,
-                     what + " must be int64, got " + std::string(DTypeName(t->dtype)));
-  }
-  if (t->rank() > 1) {
-    return ctx.Error(ErrorCode::kMalformedModel,
-                     what + " must be 1-D, got shape " + ShapeToString(t->shape));
-  }
-  out->clear();
-  for (int64_t k = 0; k < t->numel(); ++k) out->push_back(t->IntAt(k));
-  return Status::Ok();
-}
+using shape_ops::CheckOutputSize;
+using shape_ops::CopyRun;
+using shape_ops::ExpectAnyDType;
+using shape_ops::ExpectNonNegativeDims;
+using shape_ops::kMaxOutputElements;
+using shape_ops::ReadConstantInts;
 
 // Resolves each axis in [-rank, rank) into [0, rank); a repeated axis is an error.
 Status NormalizeAxes(const PlanContext& ctx, std::vector<int64_t>* axes, int64_t rank) {
@@ -240,90 +211,6 @@ class UnsqueezeKernel final : public ViewKernel {
   }
 };
 
-// ---- Shape (15+: a [start, end) slice of the dims) and Size: known from shapes alone.
-
-class ShapeKernel final : public Kernel {
- public:
-  bool ReadsOnlyInputShapes() const override { return true; }
-
-  Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
-    const Shape& in = ctx.shape(0);
-    const int64_t rank = static_cast<int64_t>(in.size());
-    int64_t start = 0, end = rank;
-    if (ctx.since_version() >= 15) {
-      start = ctx.attrs().Int("start", 0);
-      end = ctx.attrs().Int("end", rank);
-      WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
-      // Negative values count from the back; both clamp to [0, rank].
-      if (start < 0) start += rank;
-      if (end < 0) end += rank;
-      start = std::clamp<int64_t>(start, 0, rank);
-      end = std::clamp<int64_t>(end, 0, rank);
-    }
-    dims_.assign(in.begin() + start, in.begin() + std::max(start, end));
-    ctx.SetOutput(0, DType::kInt64, {static_cast<int64_t>(dims_.size())});
-    return Status::Ok();
-  }
-
-  Status Run(RunContext& ctx) override {
-    int64_t* out = ctx.output(0).ptr<int64_t>();
-    for (size_t i = 0; i < dims_.size(); ++i) out[i] = dims_[i];
-    return Status::Ok();
-  }
-
- private:
-  std::vector<int64_t> dims_;
-};
-
-class SizeKernel final : public Kernel {
- public:
-  bool ReadsOnlyInputShapes() const override { return true; }
-
-  Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
-    if (!ShapeNumel(ctx.shape(0), &numel_)) {
-      return ctx.Error(ErrorCode::kShapeMismatch,
-                       "input shape " + ShapeToString(ctx.shape(0)) + " has too many elements");
-    }
-    ctx.SetOutput(0, DType::kInt64, {});
-    return Status::Ok();
-  }
-
-  Status Run(RunContext& ctx) override {
-    ctx.output(0).ptr<int64_t>()[0] = numel_;
-    return Status::Ok();
-  }
-
- private:
-  int64_t numel_ = 0;
-};
-
-// Copies `count` elements of `elem` bytes each, either a run (step 1) or one value repeated.
-inline void CopyRun(uint8_t* dst, const uint8_t* src, int64_t count, size_t elem, bool advance) {
-  if (advance) {
-    std::memcpy(dst, src, static_cast<size_t>(count) * elem);
-    return;
-  }
-  switch (elem) {
-    case 1:
-      std::memset(dst, *src, static_cast<size_t>(count));
-      return;
-    case 4: {
-      uint32_t v;
-      std::memcpy(&v, src, 4);
-      auto* d = reinterpret_cast<uint32_t*>(dst);
-      for (int64_t i = 0; i < count; ++i) d[i] = v;
-      return;
-    }
-    default:
-      for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * elem, src, elem);
-      return;
-  }
-}
-
 // ---- Expand: broadcast the input to broadcast(input shape, shape).
 
 class ExpandKernel final : public Kernel {
@@ -333,12 +220,7 @@ class ExpandKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
     std::vector<int64_t> shape;
     WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Expand shape", &shape));
-    for (int64_t d : shape) {
-      if (d < 0) {
-        return ctx.Error(ErrorCode::kMalformedModel,
-                         "Expand shape " + ShapeToString(shape) + " has a negative dim");
-      }
-    }
+    WEBNX_RETURN_IF_ERROR(ExpectNonNegativeDims(ctx, shape, "Expand shape"));
     Shape out;
     Status s = BroadcastShapes({ctx.shape(0), shape}, &out);
     if (!s.ok()) return ctx.Error(s.code(), s.message());
@@ -438,144 +320,6 @@ class TileKernel final : public Kernel {
   size_t elem_ = 0;
 };
 
-// ---- ConstantOfShape: a tensor of the given shape filled with the one-element 'value'.
-
-class ConstantOfShapeKernel final : public Kernel {
- public:
-  Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    std::vector<int64_t> shape;
-    WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 0, "ConstantOfShape shape", &shape));
-    for (int64_t d : shape) {
-      if (d < 0) {
-        return ctx.Error(ErrorCode::kMalformedModel,
-                         "shape " + ShapeToString(shape) + " has a negative dim");
-      }
-    }
-    WEBNX_RETURN_IF_ERROR(CheckOutputSize(ctx, shape));
-    const Tensor* value = ctx.attrs().TensorAttr("value");
-    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
-    dtype_ = DType::kFloat32;
-    std::memset(value_, 0, sizeof(value_));
-    if (value) {
-      if (DTypeSize(value->dtype) == 0) {
-        return ctx.Error(ErrorCode::kUnsupportedDtype, "'value' has an unsupported dtype");
-      }
-      if (value->numel() != 1) {
-        return ctx.Error(ErrorCode::kMalformedModel, "'value' must hold exactly one element");
-      }
-      dtype_ = value->dtype;
-      std::memcpy(value_, value->data, DTypeSize(dtype_));
-    }
-    ctx.SetOutput(0, dtype_, shape);
-    return Status::Ok();
-  }
-
-  Status Run(RunContext& ctx) override {
-    Tensor& y = ctx.output(0);
-    CopyRun(y.ptr<uint8_t>(), value_, y.numel(), DTypeSize(dtype_), false);
-    return Status::Ok();
-  }
-
- private:
-  DType dtype_ = DType::kFloat32;
-  uint8_t value_[8];
-};
-
-// ---- Range(start, limit, delta): start + i * delta for i < max(ceil((limit-start)/delta), 0).
-
-class RangeKernel final : public Kernel {
- public:
-  Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64}));
-    dtype_ = ctx.dtype(0);
-    for (int i = 0; i < 3; ++i) {
-      const char* names[] = {"start", "limit", "delta"};
-      if (ctx.dtype(i) != dtype_) {
-        return ctx.Error(ErrorCode::kMalformedModel, std::string(names[i]) + " is " +
-                                                         DTypeName(ctx.dtype(i)) +
-                                                         " but start is " + DTypeName(dtype_));
-      }
-      const Tensor* t = ctx.constant(i);
-      if (!t) {
-        return ctx.Error(ErrorCode::kMalformedModel,
-                         std::string("Range ") + names[i] + " must be known when the plan is made");
-      }
-      if (t->numel() != 1) {
-        return ctx.Error(ErrorCode::kMalformedModel, std::string(names[i]) + " must be a scalar");
-      }
-    }
-    int64_t count = 0;
-    if (dtype_ == DType::kFloat32) {
-      const double start = ctx.constant(0)->ptr<float>()[0];
-      const double limit = ctx.constant(1)->ptr<float>()[0];
-      const double delta = ctx.constant(2)->ptr<float>()[0];
-      if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta)) {
-        return ctx.Error(ErrorCode::kMalformedModel,
-                         "Range needs a finite start and limit and a non-zero delta");
-      }
-      const double n = std::ceil((limit - start) / delta);
-      if (n > static_cast<double>(kMaxOutputElements)) {
-        return ctx.Error(ErrorCode::kOutOfMemory, "Range output is too large");
-      }
-      count = n > 0 ? static_cast<int64_t>(n) : 0;
-    } else {
-      const __int128 start = ctx.constant(0)->IntAt(0);
-      const __int128 limit = ctx.constant(1)->IntAt(0);
-      const __int128 delta = ctx.constant(2)->IntAt(0);
-      if (delta == 0) return ctx.Error(ErrorCode::kMalformedModel, "Range delta must not be 0");
-      const __int128 span = limit - start;
-      // ceil(span / delta) for either sign of delta.
-      __int128 n = span / delta;
-      if (n * delta != span && ((span > 0) == (delta > 0))) ++n;
-      if (n > kMaxOutputElements)
-        return ctx.Error(ErrorCode::kOutOfMemory, "Range output is too large");
-      count = n > 0 ? static_cast<int64_t>(n) : 0;
-    }
-    ctx.SetOutput(0, dtype_, {count});
-    return Status::Ok();
-  }
-
-  Status Run(RunContext& ctx) override {
-    Tensor& y = ctx.output(0);
-    const int64_t n = y.numel();
-    switch (dtype_) {
-      case DType::kFloat32: {
-        const float start = ctx.input(0).ptr<float>()[0];
-        const float delta = ctx.input(2).ptr<float>()[0];
-        float* out = y.ptr<float>();
-        for (int64_t i = 0; i < n; ++i) out[i] = start + static_cast<float>(i) * delta;
-        break;
-      }
-      case DType::kInt32:
-        Fill<int32_t>(ctx, y.ptr<int32_t>(), n);
-        break;
-      case DType::kInt64:
-        Fill<int64_t>(ctx, y.ptr<int64_t>(), n);
-        break;
-      default:
-        break;
-    }
-    return Status::Ok();
-  }
-
- private:
-  template <typename T>
-  static void Fill(RunContext& ctx, T* out, int64_t n) {
-    const int64_t start = ctx.input(0).IntAt(0);
-    const int64_t delta = ctx.input(2).IntAt(0);
-    // Values stay within [start, limit), so they fit T; the products are formed in unsigned
-    // arithmetic so no intermediate overflows.
-    for (int64_t i = 0; i < n; ++i) {
-      out[i] = static_cast<T>(static_cast<uint64_t>(start) +
-                              static_cast<uint64_t>(i) * static_cast<uint64_t>(delta));
-    }
-  }
-
-  DType dtype_ = DType::kUndefined;
-};
-
 }  // namespace
 
 void RegisterShapeKernels(OpRegistry& r) {
@@ -587,12 +331,7 @@ void RegisterShapeKernels(OpRegistry& r) {
              MakeKernel<SqueezeKernel>);
   r.Register("", "Unsqueeze", {{{1, 11}, Inputs(1), Outputs(1)}, {{13}, Inputs(2), Outputs(1)}},
              MakeKernel<UnsqueezeKernel>);
-  r.Register("", "Shape", {{1, 13, 15}, Inputs(1), Outputs(1)}, MakeKernel<ShapeKernel>);
-  r.Register("", "Size", {{1, 13}, Inputs(1), Outputs(1)}, MakeKernel<SizeKernel>);
   r.Register("", "Expand", {{8, 13}, Inputs(2), Outputs(1)}, MakeKernel<ExpandKernel>);
-  r.Register("", "ConstantOfShape", {{9, 20}, Inputs(1), Outputs(1)},
-             MakeKernel<ConstantOfShapeKernel>);
-  r.Register("", "Range", {{11}, Inputs(3), Outputs(1)}, MakeKernel<RangeKernel>);
   r.Register("", "Tile", {{6, 13}, Inputs(2), Outputs(1)}, MakeKernel<TileKernel>);
 }
 
