@@ -9,11 +9,15 @@ import { createWorkerBackend } from './worker-session.mjs';
 
 export class InferenceSession {
   #backend;
+  #inputs;  // metadata, kept past release()
+  #outputs;
   // [{ node, op, ms, shape }] from the last run made with { profile: true }, else null.
   lastProfile = null;
 
   constructor(backend) {
     this.#backend = backend;
+    this.#inputs = backend.inputMetadata;
+    this.#outputs = backend.outputMetadata;
   }
 
   // Loads a model: a path (Node), URL, ArrayBuffer, Uint8Array or Blob holding ONNX or a JSON
@@ -35,11 +39,11 @@ export class InferenceSession {
     return new InferenceSession(backend);
   }
 
-  get inputNames() { return this.#backend.inputMetadata.map((i) => i.name); }
-  get outputNames() { return this.#backend.outputMetadata.map((o) => o.name); }
+  get inputNames() { return this.#inputs.map((i) => i.name); }
+  get outputNames() { return this.#outputs.map((o) => o.name); }
   // [{ name, type, dims }] with dims entries a number, a symbol name, or null when unknown.
-  get inputMetadata() { return this.#backend.inputMetadata.map((m) => ({ ...m })); }
-  get outputMetadata() { return this.#backend.outputMetadata.map((m) => ({ ...m })); }
+  get inputMetadata() { return this.#inputs.map((m) => ({ ...m })); }
+  get outputMetadata() { return this.#outputs.map((m) => ({ ...m })); }
 
   // Counters of the plan cache and the last plan (plans built, cache hits, steps, folded nodes);
   // in worker mode a snapshot taken after the last create or run.

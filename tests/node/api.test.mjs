@@ -43,3 +43,11 @@ test('supportedOps lists the registry', async () => {
   const ops = await supportedOps();
   for (const op of ['Conv', 'Relu', 'Gemm', 'Reshape', 'Concat']) assert.ok(ops.includes(op), op);
 });
+
+test('names and metadata stay readable after release(), as before', async () => {
+  const session = await InferenceSession.create(modelPath('testdata/tiny_conv.onnx'));
+  await session.release();
+  assert.deepEqual(session.inputNames, ['x']);
+  assert.deepEqual(session.outputNames, ['y']);
+  assert.equal(session.outputMetadata[0].name, 'y');
+});
