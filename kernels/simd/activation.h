@@ -1,5 +1,6 @@
 // Elementwise activations with WASM SIMD128, written to round exactly like the scalar functors
-// in kernels/activations.cc (same operations in the same order, no FMA), so both paths agree bitwise.
+// in kernels/activations.cc (same operations in the same order, no FMA), so both paths agree
+// bitwise.
 #pragma once
 
 #include <cstdint>
