@@ -212,6 +212,27 @@ TEST(ShapeOrder, OneDimensionalConvOnTheScalarPath) {
   ExpectOrderFree(mb.Bytes(), {{2, 4, 50}, {1, 4, 3}, {3, 4, 90}, {1, 4, 3}, {4, 4, 17}});
 }
 
+// A conv whose BatchNormalization folds into it at load, in a graph exported in NHWC whose
+// transposes fold away at load (core/passes/): the folded graph over changing sizes.
+TEST(ShapeOrder, FoldedBatchNormAndTransposesOverChangingSizes) {
+  constexpr int64_t c = 6;
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", "H", "W", c});
+  mb.FloatInit("W", {c, c, 3, 3}, RandomFloats(c * c * 9, 90));
+  for (const char* p : {"scale", "bias", "mean"}) mb.FloatInit(p, {c}, RandomFloats(c, 91));
+  mb.FloatInit("var", {c}, RandomFloats(c, 92, 0.5f, 2.f));
+  mb.Node("Transpose", {"X"}, {"Xc"}, "to_nchw").Ints("perm", {0, 3, 1, 2});
+  mb.Node("Conv", {"Xc", "W"}, {"C"}, "conv")
+      .Ints("kernel_shape", {3, 3})
+      .Ints("pads", {1, 1, 1, 1});
+  mb.Node("BatchNormalization", {"C", "scale", "bias", "mean", "var"}, {"B"}, "bn");
+  mb.Node("Transpose", {"B"}, {"Bh"}, "to_nhwc").Ints("perm", {0, 2, 3, 1});
+  mb.Node("Relu", {"Bh"}, {"R"}, "relu");
+  mb.Node("Add", {"R", "X"}, {"Y"}, "residual");
+  mb.Output("Y", kOnnxFloat, {"N", "H", "W", c});
+  ExpectOrderFree(mb.Bytes(), {{2, 40, 36, c}, {1, 5, 7, c}, {3, 70, 90, c}, {1, 5, 7, c}});
+}
+
 // A transformer's normalisation and attention weights over a sequence whose length changes.
 TEST(ShapeOrder, LayerNormAndSoftmaxOverADynamicSequence) {
   constexpr int64_t d = 16;
