@@ -107,4 +107,29 @@ Status SortAndValidateGraph(Graph* graph) {
   return Status::Ok();
 }
 
+std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node) {
+  std::vector<const Tensor*> constants;
+  for (const std::string& name : node.inputs) {
+    auto it = name.empty() ? graph.initializers.end() : graph.initializers.find(name);
+    constants.push_back(it == graph.initializers.end() ? nullptr : &it->second);
+  }
+  return constants;
+}
+
+std::set<std::string> ValueNames(const Graph& graph) {
+  std::set<std::string> names;
+  for (const auto& kv : graph.initializers) names.insert(kv.first);
+  for (const auto& in : graph.inputs) names.insert(in.name);
+  for (const Node& node : graph.nodes)
+    for (const auto& name : node.outputs) names.insert(name);
+  return names;
+}
+
+std::string FreshName(std::set<std::string>* used, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; used->count(name); ++i) name = base + "_" + std::to_string(i);
+  used->insert(name);
+  return name;
+}
+
 }  // namespace webnx

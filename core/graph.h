@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,5 +70,12 @@ struct Graph {
 // (by a graph input, an initializer or one node). MalformedModel on cycles, dangling or
 // duplicate names.
 Status SortAndValidateGraph(Graph* graph);
+
+// The initializers among a node's inputs, by position (null where an input is none).
+std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node);
+// Every name the graph gives a value: initializers, graph inputs, node outputs.
+std::set<std::string> ValueNames(const Graph& graph);
+// `base`, or `base_1`, `base_2`... the first not in `used`, which then holds it.
+std::string FreshName(std::set<std::string>* used, const std::string& base);
 
 }  // namespace webnx

@@ -137,12 +137,7 @@ Status Session::PrepareConstants() {
     const Node& node = graph.nodes[n];
     std::unique_ptr<Kernel> kernel = registry.Create(node.domain, node.op_type);
     if (!kernel) continue;
-    std::vector<const Tensor*> constants;
-    for (const std::string& name : node.inputs) {
-      auto it = name.empty() ? graph.initializers.end() : graph.initializers.find(name);
-      constants.push_back(it == graph.initializers.end() ? nullptr : &it->second);
-    }
-    FormContext ctx(node, rg_.since_versions[n], constants);
+    FormContext ctx(node, rg_.since_versions[n], ConstantInputs(graph, node));
     forms.clear();
     kernel->DeclareForms(ctx, &forms);
     for (ConstantForm& form : forms) {

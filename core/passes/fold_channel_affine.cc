@@ -11,36 +11,9 @@
 namespace webnx {
 namespace {
 
-// The initializers among a node's inputs (null where an input is not one).
-std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node) {
-  std::vector<const Tensor*> constants;
-  for (const std::string& name : node.inputs) {
-    auto it = name.empty() ? graph.initializers.end() : graph.initializers.find(name);
-    constants.push_back(it == graph.initializers.end() ? nullptr : &it->second);
-  }
-  return constants;
-}
-
 const Tensor* FloatInput(const std::vector<const Tensor*>& constants, int i) {
   const Tensor* t = i >= 0 && i < static_cast<int>(constants.size()) ? constants[i] : nullptr;
   return t && t->dtype == DType::kFloat32 ? t : nullptr;
-}
-
-// A name no value or initializer of the graph uses.
-std::string FreshName(std::set<std::string>* used, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; used->count(name); ++i) name = base + "_" + std::to_string(i);
-  used->insert(name);
-  return name;
-}
-
-std::set<std::string> NamesOf(const Graph& graph) {
-  std::set<std::string> names;
-  for (const auto& kv : graph.initializers) names.insert(kv.first);
-  for (const auto& in : graph.inputs) names.insert(in.name);
-  for (const Node& node : graph.nodes)
-    for (const auto& name : node.outputs) names.insert(name);
-  return names;
 }
 
 // An affine node and the node it folds into, as the kernels declared them.
@@ -142,7 +115,7 @@ int FoldChannelAffines(ResolvedGraph* rg, const OpRegistry& registry) {
   Graph& graph = rg->graph;
   GraphIndex index(graph);
   const InitializerSet exclusive = ExclusiveInitializers(graph);
-  std::set<std::string> names = NamesOf(graph);
+  std::set<std::string> names = ValueNames(graph);
   std::vector<bool> removed(graph.nodes.size(), false);
   std::set<std::string> maybe_unread;  // initializers that may have no reader left
   int folded = 0;

@@ -21,12 +21,7 @@ class Layout {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       const Node& node = graph_.nodes[n];
       std::unique_ptr<Kernel> kernel = registry.Create(node.domain, node.op_type);
-      std::vector<const Tensor*> constants;
-      for (const std::string& name : node.inputs) {
-        auto it = graph_.initializers.find(name);
-        constants.push_back(it == graph_.initializers.end() ? nullptr : &it->second);
-      }
-      FormContext ctx(node, rg->since_versions[n], constants);
+      FormContext ctx(node, rg->since_versions[n], ConstantInputs(graph_, node));
       Perm perm;
       kinds_.push_back(kernel ? kernel->Elementwise() : ElementwiseKind::kNone);
       const bool transpose = kernel && node.inputs.size() == 1 && node.outputs.size() == 1 &&
@@ -69,17 +64,6 @@ bool Undoes(const Perm& q, const Perm& p) {
   return true;
 }
 
-// A name no value of the graph uses.
-std::string FreshName(const Graph& graph, const std::string& base) {
-  std::set<std::string> used;
-  for (const Node& node : graph.nodes)
-    for (const std::string& out : node.outputs) used.insert(out);
-  std::string name = base;
-  for (int i = 1; used.count(name) || graph.initializers.count(name); ++i)
-    name = base + "_" + std::to_string(i);
-  return name;
-}
-
 // Moves node `from` to just after node `after` (from < after), keeping since_versions in step.
 void MoveAfter(ResolvedGraph* rg, size_t from, size_t after) {
   auto& nodes = rg->graph.nodes;
@@ -113,7 +97,7 @@ bool CancelPair(ResolvedGraph* rg, const Layout& layout, size_t b) {
 
 // U(T_p(x)) -> T_p(U(x)), or B(T_p(x), T_p(y), ...) -> T_p(B(x, y, ...)): the first transpose
 // node is reused after the elementwise one, the others lose their reader.
-bool PushThrough(ResolvedGraph* rg, const Layout& layout, size_t e) {
+bool PushThrough(ResolvedGraph* rg, const Layout& layout, size_t e, std::set<std::string>* names) {
   Graph& graph = rg->graph;
   const Node& node = graph.nodes[e];
   const ElementwiseKind kind = layout.Kind(static_cast<int>(e));
@@ -135,7 +119,7 @@ bool PushThrough(ResolvedGraph* rg, const Layout& layout, size_t e) {
     sources.push_back(graph.nodes[t].inputs[0]);
   }
   const std::string out = node.outputs[0];
-  const std::string inner = FreshName(graph, out + "/before_transpose");
+  const std::string inner = FreshName(names, out + "/before_transpose");
   Node& elementwise = graph.nodes[e];
   elementwise.inputs = sources;
   elementwise.outputs[0] = inner;
@@ -158,14 +142,15 @@ bool RemoveIfDead(ResolvedGraph* rg, const Layout& layout, size_t n) {
 }
 
 // One rewrite anywhere in the graph, or false when none applies.
-bool RewriteOnce(ResolvedGraph* rg, const OpRegistry& registry, int* removed) {
+bool RewriteOnce(ResolvedGraph* rg, const OpRegistry& registry, std::set<std::string>* names,
+                 int* removed) {
   const Layout layout(rg, registry);
   for (size_t n = 0; n < rg->graph.nodes.size(); ++n) {
     if (CancelPair(rg, layout, n) || RemoveIfDead(rg, layout, n)) {
       ++*removed;
       return true;
     }
-    if (PushThrough(rg, layout, n)) return true;
+    if (PushThrough(rg, layout, n, names)) return true;
   }
   return false;
 }
@@ -179,7 +164,9 @@ int FoldTransposes(ResolvedGraph* rg, const OpRegistry& registry) {
   // runs as it is, only slower.
   constexpr size_t kNodeVisits = size_t{1} << 25;
   const size_t nodes = rg->graph.nodes.size();
-  for (size_t visits = 0; visits + nodes <= kNodeVisits && RewriteOnce(rg, registry, &removed);
+  std::set<std::string> names = ValueNames(rg->graph);
+  for (size_t visits = 0;
+       visits + nodes <= kNodeVisits && RewriteOnce(rg, registry, &names, &removed);
        visits += nodes) {
   }
   return removed;
