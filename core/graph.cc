@@ -33,8 +33,67 @@ std::string Node::Describe() const {
   return "node '" + name + "' (" + op_type + ")";
 }
 
+namespace {
+
+using ProducerMap = std::unordered_map<std::string, int>;  // value -> node, -1 for sources
+
+// Kahn's algorithm, stable with respect to the source order. MalformedModel when a node reads
+// a value nothing defines, or on a cycle.
+Status OrderNodes(const Graph& graph, const ProducerMap& producer, std::vector<int>* order) {
+  const int n = static_cast<int>(graph.nodes.size());
+  std::vector<int> pending(n, 0);
+  std::vector<std::vector<int>> users(n);
+  for (int i = 0; i < n; ++i) {
+    std::set<int> deps;
+    for (const auto& in : graph.nodes[i].inputs) {
+      if (in.empty()) continue;
+      auto it = producer.find(in);
+      if (it == producer.end()) {
+        return Status(ErrorCode::kMalformedModel,
+                      graph.nodes[i].Describe() + " reads value '" + in +
+                          "' that no input, initializer or node defines");
+      }
+      if (it->second >= 0) deps.insert(it->second);
+    }
+    for (int d : deps) users[d].push_back(i);
+    pending[i] = static_cast<int>(deps.size());
+  }
+  order->clear();
+  order->reserve(n);
+  std::vector<int> ready;
+  for (int i = n - 1; i >= 0; --i)
+    if (pending[i] == 0) ready.push_back(i);
+  while (!ready.empty()) {
+    int i = ready.back();
+    ready.pop_back();
+    order->push_back(i);
+    for (int u : users[i]) {
+      if (--pending[u] == 0) ready.push_back(u);
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (pending[i] > 0) {
+      return Status(ErrorCode::kMalformedModel,
+                    "the graph has a cycle through " + graph.nodes[i].Describe());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status TopologicalOrder(const Graph& graph, std::vector<int>* order) {
+  ProducerMap producer;
+  for (const auto& in : graph.inputs) producer[in.name] = -1;
+  for (const auto& kv : graph.initializers) producer[kv.first] = -1;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    for (const auto& out : graph.nodes[i].outputs)
+      if (!out.empty()) producer[out] = static_cast<int>(i);
+  return OrderNodes(graph, producer, order);
+}
+
 Status SortAndValidateGraph(Graph* graph) {
-  std::unordered_map<std::string, int> producer;  // value -> node index, -1 for graph sources
+  ProducerMap producer;
   auto define = [&](const std::string& name, int who, const std::string& where) -> Status {
     if (name.empty()) return Status::Ok();
     if (!producer.emplace(name, who).second) {
@@ -49,53 +108,16 @@ Status SortAndValidateGraph(Graph* graph) {
   }
   for (const auto& kv : graph->initializers)
     WEBNX_RETURN_IF_ERROR(define(kv.first, -1, "initializer"));
-  const int n = static_cast<int>(graph->nodes.size());
-  for (int i = 0; i < n; ++i) {
+  for (size_t i = 0; i < graph->nodes.size(); ++i) {
     for (const auto& out : graph->nodes[i].outputs) {
-      WEBNX_RETURN_IF_ERROR(define(out, i, "output of " + graph->nodes[i].Describe()));
+      WEBNX_RETURN_IF_ERROR(
+          define(out, static_cast<int>(i), "output of " + graph->nodes[i].Describe()));
     }
-  }
-  // Kahn's algorithm, stable with respect to the source order.
-  std::vector<int> pending(n, 0);
-  std::vector<std::vector<int>> users(n);
-  for (int i = 0; i < n; ++i) {
-    std::set<int> deps;
-    for (const auto& in : graph->nodes[i].inputs) {
-      if (in.empty()) continue;
-      auto it = producer.find(in);
-      if (it == producer.end()) {
-        return Status(ErrorCode::kMalformedModel,
-                      graph->nodes[i].Describe() + " reads value '" + in +
-                          "' that no input, initializer or node defines");
-      }
-      if (it->second >= 0) deps.insert(it->second);
-    }
-    for (int d : deps) users[d].push_back(i);
-    pending[i] = static_cast<int>(deps.size());
   }
   std::vector<int> order;
-  order.reserve(n);
-  std::vector<int> ready;
-  for (int i = n - 1; i >= 0; --i)
-    if (pending[i] == 0) ready.push_back(i);
-  while (!ready.empty()) {
-    int i = ready.back();
-    ready.pop_back();
-    order.push_back(i);
-    for (int u : users[i]) {
-      if (--pending[u] == 0) ready.push_back(u);
-    }
-  }
-  if (static_cast<int>(order.size()) != n) {
-    for (int i = 0; i < n; ++i) {
-      if (pending[i] > 0) {
-        return Status(ErrorCode::kMalformedModel,
-                      "the graph has a cycle through " + graph->nodes[i].Describe());
-      }
-    }
-  }
+  WEBNX_RETURN_IF_ERROR(OrderNodes(*graph, producer, &order));
   std::vector<Node> sorted;
-  sorted.reserve(n);
+  sorted.reserve(order.size());
   for (int i : order) sorted.push_back(std::move(graph->nodes[i]));
   graph->nodes = std::move(sorted);
   for (const auto& out : graph->outputs) {

@@ -70,6 +70,9 @@ struct Graph {
 // (by a graph input, an initializer or one node). MalformedModel on cycles, dangling or
 // duplicate names.
 Status SortAndValidateGraph(Graph* graph);
+// The nodes' indices in a topological order, stable with respect to their order where it can
+// be. MalformedModel when a node reads a value nothing defines, or on a cycle.
+Status TopologicalOrder(const Graph& graph, std::vector<int>* order);
 
 // The initializers among a node's inputs, by position (null where an input is none).
 std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node);

@@ -31,6 +31,24 @@ struct ResolvedGraph {
     graph.nodes.resize(kept);
     since_versions.resize(kept);
   }
+
+  // Puts the nodes back in a topological order after a pass moved values between them,
+  // keeping since_versions in step. A pass that made a cycle is a bug: Internal.
+  Status SortNodes() {
+    std::vector<int> order;
+    Status s = TopologicalOrder(graph, &order);
+    if (!s.ok())
+      return Status(ErrorCode::kInternal, "a graph pass left no topological order: " + s.message());
+    std::vector<Node> nodes;
+    std::vector<int> versions;
+    for (int n : order) {
+      nodes.push_back(std::move(graph.nodes[n]));
+      versions.push_back(since_versions[n]);
+    }
+    graph.nodes = std::move(nodes);
+    since_versions = std::move(versions);
+    return Status::Ok();
+  }
 };
 
 }  // namespace webnx

@@ -59,7 +59,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
   WEBNX_RETURN_IF_ERROR(session->Resolve());
   WEBNX_RETURN_IF_ERROR(session->FoldConstants());
-  FoldTransposes(&session->rg_, OpRegistry::Default());
+  WEBNX_RETURN_IF_ERROR(FoldTransposes(&session->rg_, OpRegistry::Default()));
   FoldChannelAffines(&session->rg_, OpRegistry::Default());
   WEBNX_RETURN_IF_ERROR(session->PrepareConstants());
   session->rg_.constants = &session->constants_;

@@ -13,11 +13,16 @@ namespace webnx {
 
 // Rewrites, until none applies:
 //  - T_q(T_p(x)) with q undoing p: its readers read x;
-//  - U(T_p(x)) for an elementwise U that alone reads T_p(x): becomes T_p(U(x));
-//  - B(T_p(x), T_p(y), ...) for a broadcasting elementwise B that alone reads each of them, all
-//    transposed alike and of the transposes' rank: becomes T_p(B(x, y, ...));
+//  - U(T_p(x)) for an elementwise U that alone reads T_p(x) (its other inputs scalar
+//    constants): becomes T_p(U(x));
+//  - B(.., T_p(x), .., T_p(y), .., c, ..) for a broadcasting elementwise B that alone reads
+//    each transposed value, all transposed alike, and constants c of no higher rank: becomes
+//    T_p(B(.., x, .., y, .., c', ..)), c' being c transposed by p's inverse (a new constant;
+//    c is dropped once nothing else reads it);
 //  - a transpose nothing reads is removed.
-// Graph outputs keep their names and values. Returns the transpose nodes removed.
-int FoldTransposes(ResolvedGraph* rg, const OpRegistry& registry);
+// Graph outputs keep their names and values. Each rewrite costs the nodes it touches; nodes
+// are put back in topological order at the end. `removed` (if given) gets the transposes
+// removed; an error is a bug in the pass (Internal).
+Status FoldTransposes(ResolvedGraph* rg, const OpRegistry& registry, int* removed = nullptr);
 
 }  // namespace webnx

@@ -33,7 +33,22 @@ std::string Model(bool nhwc) {
   };
   conv("W1", "c1", 1);
   mb.Node("Relu", {"c1"}, {"r"}, "relu");
-  x = "r";
+  // A per-channel bias, and a scale over (W, C) given first: constants the transposes move
+  // past (each layout's constants hold the same numbers in its own order).
+  const std::vector<float> bias = RandomFloats(kC, 3), scale = RandomFloats(kW * kC, 4);
+  if (nhwc) {
+    mb.FloatInit("bias", {kC}, bias);
+    mb.FloatInit("scale", {1, kW, kC}, scale);
+  } else {
+    std::vector<float> scale_nchw(kW * kC);
+    for (int64_t w = 0; w < kW; ++w)
+      for (int64_t c = 0; c < kC; ++c) scale_nchw[c * kW + w] = scale[w * kC + c];
+    mb.FloatInit("bias", {kC, 1, 1}, bias);
+    mb.FloatInit("scale", {kC, 1, kW}, scale_nchw);
+  }
+  mb.Node("Add", {"r", "bias"}, {"rb"}, "add_bias");
+  mb.Node("Mul", {"scale", "rb"}, {"rs"}, "scale");
+  x = "rs";
   conv("W2", "c2", 3);
   mb.Node("Add", {"c2", "X"}, {"s"}, "residual");
   mb.Node("Sigmoid", {"s"}, {"Y"}, "sigmoid");
