@@ -1,4 +1,5 @@
-// The webnx-graph op lowering table: the DSL's own ops (Conv2D, DepthwiseConv2D, BatchNorm,
+// The webnx-graph op lowering (the table in json_dsl_ops.cc, the rules in json_dsl_vision.cc and
+// json_dsl_tensor_ops.cc): the DSL's own ops (Conv2D, DepthwiseConv2D, BatchNorm,
 // Relu6, the NHWC pooling ops, MatMul with transA/transB, attribute-form Reshape) become
 // standard ONNX nodes of the IR here, so nothing after the loader knows them.
 #pragma once
