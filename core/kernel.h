@@ -8,6 +8,7 @@
 
 #include "core/attrs.h"
 #include "core/constant_cache.h"
+#include "core/epilogue.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "core/thread_pool.h"
@@ -122,16 +123,6 @@ class RunContext {
   int threads_ = 1;
 };
 
-// An elementwise float32 function of one value that a producing kernel may apply in its
-// epilogue, described by the kernel computing it: `kind`, `alpha` and `beta` mean what that
-// kernel's family says (the core only passes them on); `gated` asks for x * f(x) instead of
-// f(x) (SiLU, hard-swish).
-struct EpilogueFunction {
-  int kind = 0;
-  float alpha = 0.f, beta = 0.f;
-  bool gated = false;
-};
-
 // A per-channel affine map over axis 1 with constant parameters, y = (x - center[c]) * scale[c] +
 // shift[c] (an inference BatchNormalization): what a producer that absorbs it folds into its
 // weights at load (core/passes/fold_channel_affine.cc).
@@ -183,28 +174,10 @@ class Kernel {
   // or -1. A view's Run points output 0 at that input's data instead of copying; the planner
   // then keeps that storage alive for as long as the view is used.
   virtual int OutputAliasesInput() const { return -1; }
-  // True for an elementwise clamp of input 0 to [lo, hi] (Relu, Clip with known bounds), which
-  // the planner may fold into the epilogue of the kernel producing that input.
-  virtual bool IsClamp(float* lo, float* hi) const { return false; }
-  // Asks the kernel to clamp output 0 to [lo, hi] in its epilogue; true when it will.
-  virtual bool FuseClamp(float lo, float hi) { return false; }
-  // True for an elementwise float32 sum of inputs 0 and 1 (no broadcasting needed), which the
-  // planner may fold into the epilogue of the kernel producing one of them: a residual add.
-  virtual bool IsSum() const { return false; }
-  // Asks the kernel to add a float32 tensor shaped like output 0 into it, before any clamp it
-  // fuses later. Returns the input index at which the planner must pass that tensor, or -1
-  // when the kernel cannot (it then runs unchanged).
-  virtual int FuseAddend() { return -1; }
-  // True for an elementwise float32 function of input 0 that producers may apply in their
-  // epilogue (Sigmoid, HardSigmoid, HardSwish): fills `f` (gated false unless the function is
-  // itself x * g(x)).
-  virtual bool IsEpilogueFunction(EpilogueFunction* f) const { return false; }
-  // True for an elementwise float32 product of inputs 0 and 1 (the planner checks the shapes):
-  // x * f(x) with f above is then one gated function.
-  virtual bool IsProduct() const { return false; }
-  // Asks the kernel to apply `f` to output 0 last in its epilogue; true when it will. Nothing
-  // fuses into it afterwards.
-  virtual bool FuseFunction(const EpilogueFunction& f) { return false; }
+  // Fusion (core/epilogue.h): what this node is inside a producer's epilogue, and the epilogue
+  // this kernel applies after its own output 0 (null when it applies none).
+  virtual EpilogueStage AsEpilogueStage() const { return {}; }
+  virtual Epilogue* epilogue() { return nullptr; }
   // Asks the kernel to take over `consumer`, planned for the only reader of output 0, which
   // reads it as input 0 and has constants for its other inputs and a single output: this kernel
   // then writes the consumer's output in place of its own output 0 (never stored), and the

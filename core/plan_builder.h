@@ -63,19 +63,19 @@ class Plan::Builder {
   // its epilogue then needs no step of its own. Otherwise -1.
   int ElementwiseProducer(const Node& node, const PlannedOutputs& outputs) const;
   // A clamp of a value only it reads: true when the producing step applies it instead.
-  bool TryFuseClamp(const Node& node, const Kernel& kernel, const PlannedOutputs& outputs);
+  bool TryFuseClamp(const Node& node, const EpilogueStage& stage, const PlannedOutputs& outputs);
   // A sum whose one input comes from a step that can add the other in its epilogue: returns
   // that step's index (the sum then needs no step of its own) and sets *addend to the index
   // of the other input; or returns -1.
-  int TryFuseSum(const Node& node, const Kernel& kernel, const PlannedOutputs& outputs,
+  int TryFuseSum(const Node& node, const EpilogueStage& stage, const PlannedOutputs& outputs,
                  const PlannedInputs& inputs, int* addend);
   // An epilogue function (Sigmoid, HardSigmoid...) of a value only it reads: true when the
   // producing step applies it instead.
-  bool TryFuseFunction(const Node& node, const Kernel& kernel, const PlannedOutputs& outputs);
+  bool TryFuseFunction(const Node& node, const EpilogueStage& stage, const PlannedOutputs& outputs);
   // A product x * f(x) where f is the last step planned and x's producer can apply the gated
   // function: drops f's step, names its output in *gate_output and returns the index of x
   // among the product's inputs (its producer's buffer is then the product's), or -1.
-  int TryFuseGated(const Node& node, const Kernel& kernel, const PlannedOutputs& outputs,
+  int TryFuseGated(const Node& node, const EpilogueStage& stage, const PlannedOutputs& outputs,
                    std::string* gate_output);
   // A node reading, besides constants, only a value that nothing else reads: returns the step
   // producing that value when its kernel takes this node's kernel over (Kernel::FuseConsumer),
@@ -84,6 +84,8 @@ class Plan::Builder {
                       const PlannedInputs& inputs);
   // A node fused into the step producing `source`: its output is that step's buffer.
   void OutputIsBufferOf(const Node& node, const PlannedValue& planned, const std::string& source);
+  // The epilogue of step `step` (-1: none), or null when its kernel applies none.
+  Epilogue* EpilogueOf(int step) const;
   // The step whose output 0 is `value`, or -1; and that step when nothing else reads the value
   // (a fusion may then change what the step writes).
   int Producer(const std::string& value) const;

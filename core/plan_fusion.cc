@@ -1,7 +1,6 @@
 // Fusion while a plan is built: a node whose work an earlier step can do in its epilogue needs
-// no step of its own. What may fuse is what kernels declare about themselves (core/kernel.h:
-// IsClamp/FuseClamp, IsEpilogueFunction/FuseFunction, IsProduct, IsSum/FuseAddend,
-// FuseConsumer); the core names no op.
+// no step of its own. What may fuse is data the kernels declare (core/epilogue.h: each node's
+// EpilogueStage, each producer's Epilogue) and Kernel::FuseConsumer; the core names no op.
 #include <algorithm>
 
 #include "core/plan_builder.h"
@@ -26,17 +25,24 @@ int Plan::Builder::ElementwiseProducer(const Node& node, const PlannedOutputs& o
   return producer;
 }
 
-bool Plan::Builder::TryFuseClamp(const Node& node, const Kernel& kernel,
-                                 const PlannedOutputs& outputs) {
-  float lo = 0, hi = 0;
-  if (!kernel.IsClamp(&lo, &hi)) return false;
-  const int producer = ElementwiseProducer(node, outputs);
-  return producer >= 0 && plan_->steps_[producer].kernel->FuseClamp(lo, hi);
+Epilogue* Plan::Builder::EpilogueOf(int step) const {
+  return step < 0 ? nullptr : plan_->steps_[step].kernel->epilogue();
 }
 
-int Plan::Builder::TryFuseSum(const Node& node, const Kernel& kernel, const PlannedOutputs& outputs,
-                              const PlannedInputs& inputs, int* addend_input) {
-  if (node.inputs.size() != 2 || node.outputs.size() != 1 || !kernel.IsSum()) return -1;
+bool Plan::Builder::TryFuseClamp(const Node& node, const EpilogueStage& stage,
+                                 const PlannedOutputs& outputs) {
+  if (stage.kind != EpilogueStage::Kind::kClamp) return false;
+  Epilogue* epilogue = EpilogueOf(ElementwiseProducer(node, outputs));
+  return epilogue && epilogue->AddClamp(stage.lo, stage.hi);
+}
+
+int Plan::Builder::TryFuseSum(const Node& node, const EpilogueStage& stage,
+                              const PlannedOutputs& outputs, const PlannedInputs& inputs,
+                              int* addend_input) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1 ||
+      stage.kind != EpilogueStage::Kind::kSum) {
+    return -1;
+  }
   if (!inputs[0] || !inputs[1] || inputs[0]->shape != inputs[1]->shape ||
       inputs[0]->shape != outputs[0].shape) {
     return -1;
@@ -55,8 +61,9 @@ int Plan::Builder::TryFuseSum(const Node& node, const Kernel& kernel, const Plan
   Step& step = plan_->steps_[best];
   const Tensor* produced = step.outputs[0];
   if (produced->dtype != DType::kFloat32 || produced->shape != outputs[0].shape) return -1;
-  const int slot = step.kernel->FuseAddend();
-  if (slot < 0) return -1;
+  Epilogue* epilogue = step.kernel->epilogue();
+  if (!epilogue || !epilogue->AddAddend()) return -1;
+  const int slot = epilogue->addend_input;
   if (step.inputs.size() <= static_cast<size_t>(slot)) step.inputs.resize(slot + 1, nullptr);
   const PlannedValue* value = inputs[addend];
   step.inputs[slot] = value->value ? value->value : &plan_->values_.at(node.inputs[addend]);
@@ -64,24 +71,24 @@ int Plan::Builder::TryFuseSum(const Node& node, const Kernel& kernel, const Plan
   return best;
 }
 
-bool Plan::Builder::TryFuseFunction(const Node& node, const Kernel& kernel,
+bool Plan::Builder::TryFuseFunction(const Node& node, const EpilogueStage& stage,
                                     const PlannedOutputs& outputs) {
-  EpilogueFunction f;
-  if (node.inputs.size() != 1 || !kernel.IsEpilogueFunction(&f)) return false;
-  const int producer = ElementwiseProducer(node, outputs);
-  return producer >= 0 && plan_->steps_[producer].kernel->FuseFunction(f);
+  if (node.inputs.size() != 1 || stage.kind != EpilogueStage::Kind::kFunction) return false;
+  Epilogue* epilogue = EpilogueOf(ElementwiseProducer(node, outputs));
+  return epilogue && epilogue->AddFunction(stage.function);
 }
 
-int Plan::Builder::TryFuseGated(const Node& node, const Kernel& kernel,
+int Plan::Builder::TryFuseGated(const Node& node, const EpilogueStage& stage,
                                 const PlannedOutputs& outputs, std::string* gate_output) {
-  if (node.inputs.size() != 2 || node.outputs.size() != 1 || !kernel.IsProduct() ||
-      plan_->steps_.empty()) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1 ||
+      stage.kind != EpilogueStage::Kind::kProduct || plan_->steps_.empty()) {
     return -1;
   }
   const Step& gate = plan_->steps_.back();
-  EpilogueFunction f;
+  const EpilogueStage gate_stage = gate.kernel->AsEpilogueStage();
+  EpilogueFunction f = gate_stage.function;
   if (gate.node->inputs.size() != 1 || gate.node->outputs.size() != 1 ||
-      !gate.kernel->IsEpilogueFunction(&f) || f.gated) {
+      gate_stage.kind != EpilogueStage::Kind::kFunction || f.gated) {
     return -1;
   }
   const std::string& x = gate.node->inputs[0];
@@ -97,7 +104,8 @@ int Plan::Builder::TryFuseGated(const Node& node, const Kernel& kernel,
   const Tensor* produced = step.outputs[0];
   if (produced->dtype != DType::kFloat32 || produced->shape != outputs[0].shape) return -1;
   f.gated = true;
-  if (!step.kernel->FuseFunction(f)) return -1;
+  Epilogue* epilogue = step.kernel->epilogue();
+  if (!epilogue || !epilogue->AddFunction(f)) return -1;
   *gate_output = fx;
   plan_->steps_.pop_back();
   return x_input;
@@ -115,16 +123,17 @@ int Plan::Builder::TryFuseConsumer(const Node& node, std::unique_ptr<Kernel>& ke
 
 bool Plan::Builder::TryFuse(const Node& node, std::unique_ptr<Kernel>& kernel,
                             const PlannedInputs& in_planned, const PlannedOutputs& out_planned) {
-  if (TryFuseClamp(node, *kernel, out_planned)) {
+  const EpilogueStage stage = kernel->AsEpilogueStage();
+  if (TryFuseClamp(node, stage, out_planned)) {
     OutputIsBufferOf(node, out_planned[0], node.inputs[0]);  // clamped in the producer's epilogue
     return true;
   }
-  if (TryFuseFunction(node, *kernel, out_planned)) {
+  if (TryFuseFunction(node, stage, out_planned)) {
     OutputIsBufferOf(node, out_planned[0], node.inputs[0]);
     return true;
   }
   std::string gate_output;
-  const int gated_input = TryFuseGated(node, *kernel, out_planned, &gate_output);
+  const int gated_input = TryFuseGated(node, stage, out_planned, &gate_output);
   if (gated_input >= 0) {
     buffers_.Drop(gate_output);  // the dropped gate step's output
     first_output_of_step_.erase(gate_output);
@@ -134,7 +143,7 @@ bool Plan::Builder::TryFuse(const Node& node, std::unique_ptr<Kernel>& kernel,
   }
 
   int addend_input = -1;
-  const int sum_into = TryFuseSum(node, *kernel, out_planned, in_planned, &addend_input);
+  const int sum_into = TryFuseSum(node, stage, out_planned, in_planned, &addend_input);
   if (sum_into >= 0) {
     // The step adds the other input in its epilogue: this node's output is its buffer, and
     // the other input's buffer must live until that step.

@@ -164,10 +164,8 @@ class ClipKernel final : public Kernel {
     return Status::Ok();
   }
 
-  bool IsClamp(float* lo, float* hi) const override {
-    *lo = clamp_lo_;
-    *hi = clamp_hi_;
-    return clamp_known_;
+  EpilogueStage AsEpilogueStage() const override {
+    return clamp_known_ ? EpilogueStage::Clamp(clamp_lo_, clamp_hi_) : EpilogueStage{};
   }
 
   Status Run(RunContext& ctx) override {

@@ -98,8 +98,12 @@ class BinaryKernel final : public Kernel {
     return Status::Ok();
   }
 
-  bool IsSum() const override { return std::is_same_v<Op, AddOp> && dtype_ == DType::kFloat32; }
-  bool IsProduct() const override { return std::is_same_v<Op, MulOp> && dtype_ == DType::kFloat32; }
+  EpilogueStage AsEpilogueStage() const override {
+    if (dtype_ != DType::kFloat32) return {};
+    if (std::is_same_v<Op, AddOp>) return EpilogueStage::Of(EpilogueStage::Kind::kSum);
+    if (std::is_same_v<Op, MulOp>) return EpilogueStage::Of(EpilogueStage::Kind::kProduct);
+    return {};
+  }
 
   Status Run(RunContext& ctx) override {
     const Tensor& a = ctx.input(0);

@@ -74,6 +74,9 @@ class ConvKernel : public Kernel {
     // From here on sizes are bounded by tensors that really exist: a non-empty output means
     // N, M and every output dim are positive, and a non-empty W bounds the kernel.
     strategy_ = std::monostate();
+    s.epilogue = Epilogue();
+    s.epilogue.accepts_clamp = true;  // every strategy clamps
+    s.epilogue.addend_input = kAddendInput;
     s.skip_run = nn::DimProduct(out, 0, out.size()) == 0;
     if (s.skip_run) return Status::Ok();
     s.axes = nn::PadAxesFront(axes, conv::kMaxSpatialRank);
@@ -82,7 +85,12 @@ class ConvKernel : public Kernel {
     const bool no_input = s.group_in == 0;  // the output is the bias
     s.in_plane = no_input ? 0 : nn::DimProduct(x, 2, x.size());
     s.kernel_size = no_input ? 0 : nn::DimProduct(w, 2, w.size());
-    return conv::ChooseStrategy(ctx, s, &strategy_);
+    WEBNX_RETURN_IF_ERROR(conv::ChooseStrategy(ctx, s, &strategy_));
+    // The GEMM paths add a residual; the SIMD GEMM and depthwise paths apply a function.
+    const bool gemm = std::holds_alternative<conv::PackedGemm>(strategy_);
+    s.epilogue.accepts_addend = gemm || std::holds_alternative<conv::Winograd>(strategy_);
+    s.epilogue.accepts_function = gemm || std::holds_alternative<conv::Depthwise>(strategy_);
+    return Status::Ok();
   }
 
   void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) const override {
@@ -98,40 +106,8 @@ class ConvKernel : public Kernel {
     return true;
   }
 
-  // The GEMM paths add a residual in their epilogue, before any clamp fused after it.
-  int FuseAddend() override {
-    conv::Epilogue& ep = shape_.epilogue;
-    const bool gemm = std::holds_alternative<conv::PackedGemm>(strategy_) ||
-                      std::holds_alternative<conv::Winograd>(strategy_);
-    if (fused_dw_ || !gemm || ep.has_addend || ep.HasClamp() || ep.HasActivation()) {
-      return -1;
-    }
-    ep.has_addend = true;
-    return kAddendInput;
-  }
-
-  bool FuseClamp(float lo, float hi) override {
-    if (fused_dw_) return fused_dw_->FuseClamp(lo, hi);
-    conv::Epilogue& ep = shape_.epilogue;
-    if (ep.HasActivation()) return false;  // the clamp would have to come after it
-    ep.clamp_lo = std::max(ep.clamp_lo, lo);
-    ep.clamp_hi = std::min(ep.clamp_hi, hi);
-    return true;
-  }
-
-  // The SIMD GEMM and depthwise paths apply Sigmoid / HardSigmoid (gated or not) last.
-  bool FuseFunction(const EpilogueFunction& f) override {
-    if (fused_dw_) return fused_dw_->FuseFunction(f);
-    const simd::Activation a = ActivationOf(f);
-    const bool known =
-        a.kind == simd::ActivationKind::kSigmoid || a.kind == simd::ActivationKind::kHardSigmoid;
-    conv::Epilogue& ep = shape_.epilogue;
-    const bool simd = std::holds_alternative<conv::PackedGemm>(strategy_) ||
-                      std::holds_alternative<conv::Depthwise>(strategy_);
-    if (!simd || !known || ep.HasActivation()) return false;
-    ep.activation = a;
-    return true;
-  }
+  // Once a depthwise conv is fused in, what comes after is that conv's epilogue.
+  Epilogue* epilogue() override { return fused_dw_ ? fused_dw_->epilogue() : &shape_.epilogue; }
 
   // A depthwise conv reading this pointwise one's output (MobileNet's expand, then depthwise):
   // both run per block of four channels, the GEMM writing straight into the depthwise kernel's

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/epilogue_function.h"
 #include "kernels/simd/dwconv4.h"
 
 namespace webnx::conv {
@@ -100,8 +101,8 @@ void Depthwise::BlockOutputs(const float* bias, int c0, int count, float* scratc
   simd::Depthwise4FromScratch(shape_, c0, count, buffers_.weights.ptr<float>(),
                               bias ? bias + c0 : nullptr, ep.clamp_lo, ep.clamp_hi, out,
                               static_cast<size_t>(s_.out_plane), scratch);
-  for (int c = 0; c < count && ep.HasActivation(); ++c)
-    simd::ApplyActivation(ep.activation, out + c * s_.out_plane, s_.out_plane);
+  for (int c = 0; c < count && ep.HasFunction(); ++c)
+    simd::ApplyActivation(ActivationOf(ep.function), out + c * s_.out_plane, s_.out_plane);
 }
 
 // Tasks are runs of planes, (image, channel) in order: four channels at a time, runs of blocks
@@ -142,7 +143,7 @@ void Depthwise::Run(const RunContext& ctx, const RunArgs& args) {
       simd::DepthwisePlane(shape_, xg, weights_ + g * s_.kernel_size, bias ? bias[g] : 0.f, yp,
                            s_.epilogue.clamp_lo, s_.epilogue.clamp_hi,
                            buffers_.scratch.ptr<float>() + slot * scratch_floats_);
-      simd::ApplyActivation(s_.epilogue.activation, yp, s_.out_plane);
+      simd::ApplyActivation(ActivationOf(s_.epilogue.function), yp, s_.out_plane);
     }
   });
 }

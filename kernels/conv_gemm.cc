@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/conv_weight_forms.h"
+#include "kernels/epilogue_function.h"
 #include "kernels/simd/gemm.h"
 
 namespace webnx::conv {
@@ -98,7 +99,7 @@ void PackedGemm::Run(const RunContext& ctx, const RunArgs& args) {
     ep.bias = bias ? bias + g * s_.group_out + row0 : nullptr;
     ep.min = s_.epilogue.clamp_lo;
     ep.max = s_.epilogue.clamp_hi;
-    ep.activation = s_.epilogue.activation;
+    ep.activation = ActivationOf(s_.epilogue.function);
     const float* packed_w = buffers_.weights.ptr<float>() + g * per_group + row0 * k;
     const int64_t out_offset = (nb * s_.out_channels + g * s_.group_out + row0) * s_.out_plane;
     float* yg = y + out_offset;

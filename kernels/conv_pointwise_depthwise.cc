@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/epilogue_function.h"
 #include "kernels/simd/activation.h"
 #include "kernels/simd/gemm.h"
 
@@ -45,9 +46,10 @@ void PointwiseDepthwise::Run(const RunContext& ctx, const RunArgs& args) {
                                count, x + image * in_image, n, bias ? bias + c0 : nullptr,
                                ep.clamp_lo, ep.clamp_hi, mid,
                                buffers_.scratch.ptr<float>() + image * tail_floats);
-    if (ep.HasActivation()) {
+    if (ep.HasFunction()) {
       for (int r = 0; r < mid.rows; ++r)
-        simd::ApplyActivation(ep.activation, mid.origin + r * mid.row_stride, mid.cols * 4);
+        simd::ApplyActivation(ActivationOf(ep.function), mid.origin + r * mid.row_stride,
+                              mid.cols * 4);
     }
     dw_.BlockOutputs(dw_bias, c0, count, scratch,
                      y + (image * out_channels + c0) * dw_.out_plane());

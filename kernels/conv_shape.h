@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/epilogue.h"
 #include "core/tensor.h"
 #include "kernels/nn_common.h"
 #include "kernels/simd/activation.h"
@@ -15,17 +16,6 @@
 namespace webnx::conv {
 
 constexpr size_t kMaxSpatialRank = 3;
-
-// What the planner fuses into a conv after planning it (FuseAddend, FuseClamp, FuseFunction),
-// applied in that order after the bias.
-struct Epilogue {
-  bool has_addend = false;  // a residual fused by the planner, passed as input 3
-  float clamp_lo = -INFINITY, clamp_hi = INFINITY;  // fused Relu/Clip
-  simd::Activation activation;                      // fused Sigmoid/HardSigmoid, x * them
-
-  bool HasClamp() const { return clamp_lo > -INFINITY || clamp_hi < INFINITY; }
-  bool HasActivation() const { return activation.kind != simd::ActivationKind::kNone; }
-};
 
 struct ConvShape {
   bool has_bias = false;
@@ -38,6 +28,9 @@ struct ConvShape {
   int64_t kernel_size = 0;              // taps per (output, input) channel pair
   bool skip_run = false;                // empty output
   std::vector<float> bias;              // constant bias, when there is one and a SIMD strategy runs
+  // What the planner fuses into the conv after planning it (core/epilogue.h), applied after
+  // the bias: a residual (passed as input 3), a clamp (Relu, Clip), a function (Sigmoid,
+  // HardSigmoid, x * them; its kind a simd::ActivationKind).
   Epilogue epilogue;
 };
 

@@ -3,7 +3,7 @@
 // the core's opaque `kind` being a simd::ActivationKind.
 #pragma once
 
-#include "core/kernel.h"
+#include "core/epilogue.h"
 #include "kernels/simd/activation.h"
 
 namespace webnx {

@@ -35,6 +35,7 @@ class GemmKernel : public Kernel {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kFloat32}));
     has_c_ = ctx.has_input(2);
     if (has_c_) WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(2, {DType::kFloat32}));
+    epilogue_.accepts_clamp = true;  // every path clamps
 
     Attrs& attrs = ctx.attrs();
     trans_a_ = attrs.Int("transA", 0) != 0;
@@ -76,18 +77,14 @@ class GemmKernel : public Kernel {
     PackedMatMul::DeclareRhsForm(ctx, ctx.attrs().Int("transB", 0) != 0, forms);
   }
 
-  bool FuseClamp(float lo, float hi) override {
-    clamp_lo_ = std::max(clamp_lo_, lo);
-    clamp_hi_ = std::min(clamp_hi_, hi);
-    return true;
-  }
+  Epilogue* epilogue() override { return &epilogue_; }
 
   Status Run(RunContext& ctx) override {
     if (dot_path_) {
       simd::GemmEpilogue ep;
       ep.bias = dot_bias_.empty() ? nullptr : dot_bias_.data();
-      ep.min = clamp_lo_;
-      ep.max = clamp_hi_;
+      ep.min = epilogue_.clamp_lo;
+      ep.max = epilogue_.clamp_hi;
       const int k = static_cast<int>(k_);
       // Column chunks of the output (rows of the weight) are independent.
       constexpr int64_t kChunk = 64;
@@ -131,14 +128,15 @@ class GemmKernel : public Kernel {
     const bool add_c = has_c_ && beta_ != 0.f;
     if (add_c) FillBias(ctx.input(2).ptr<float>(), y);
     if (product_.planned()) {
-      product_.Run(ctx, a, b, alpha_, add_c, clamp_lo_, clamp_hi_, y);
+      product_.Run(ctx, a, b, alpha_, add_c, epilogue_.clamp_lo, epilogue_.clamp_hi, y);
       return;
     }
     const int64_t lda = trans_a_ ? m_ : k_;
     const int64_t ldb = trans_b_ ? k_ : n_;
     GemmRef(trans_a_, trans_b_, m_, n_, k_, alpha_, a, lda, b, ldb, add_c ? 1.f : 0.f, y, n_);
-    if (clamp_lo_ > -INFINITY || clamp_hi_ < INFINITY) {
-      for (int64_t i = 0; i < m_ * n_; ++i) y[i] = std::min(std::max(y[i], clamp_lo_), clamp_hi_);
+    if (epilogue_.HasClamp()) {
+      const float lo = epilogue_.clamp_lo, hi = epilogue_.clamp_hi;
+      for (int64_t i = 0; i < m_ * n_; ++i) y[i] = std::min(std::max(y[i], lo), hi);
     }
   }
 
@@ -177,11 +175,11 @@ class GemmKernel : public Kernel {
   float alpha_ = 1.f;
   float beta_ = 1.f;
   int64_t m_ = 0, n_ = 0, k_ = 0;
-  int64_t c_row_stride_ = 0, c_col_stride_ = 0;       // element strides of C over Y's rows/cols
-  PackedMatMul product_;                              // the general path
-  bool dot_path_ = false;                             // see PlanDotPath
-  std::vector<float> dot_bias_;                       // beta * C per column, for the dot path
-  float clamp_lo_ = -INFINITY, clamp_hi_ = INFINITY;  // fused Relu/Clip
+  int64_t c_row_stride_ = 0, c_col_stride_ = 0;  // element strides of C over Y's rows/cols
+  PackedMatMul product_;                         // the general path
+  bool dot_path_ = false;                        // see PlanDotPath
+  std::vector<float> dot_bias_;                  // beta * C per column, for the dot path
+  Epilogue epilogue_;                            // fused Relu/Clip
 };
 
 // numpy matmul: 1-D operands are promoted (and the added dim removed from the result); the

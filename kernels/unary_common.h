@@ -95,18 +95,15 @@ class UnaryKernel final : public Kernel {
     return Status::Ok();
   }
 
-  bool IsClamp(float* lo, float* hi) const override {
-    if constexpr (HasAsClamp<Fn>::value) return dtype_ == DType::kFloat32 && fn_.AsClamp(lo, hi);
-    return false;
-  }
-
-  bool IsEpilogueFunction(EpilogueFunction* f) const override {
-    if constexpr (HasAsActivation<Fn>::value) {
-      if (dtype_ != DType::kFloat32) return false;
-      *f = EpilogueOf(fn_.AsActivation());
-      return true;
+  EpilogueStage AsEpilogueStage() const override {
+    if (dtype_ != DType::kFloat32) return {};
+    if constexpr (HasAsClamp<Fn>::value) {
+      float lo = 0, hi = 0;
+      if (fn_.AsClamp(&lo, &hi)) return EpilogueStage::Clamp(lo, hi);
     }
-    return false;
+    if constexpr (HasAsActivation<Fn>::value)
+      return EpilogueStage::Function(EpilogueOf(fn_.AsActivation()));
+    return {};
   }
 
   Status Run(RunContext& ctx) override {
