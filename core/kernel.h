@@ -157,6 +157,10 @@ class Kernel {
   // and the constants alone). A constant only this node reads, declared in one form, may be
   // replaced by it at load (core/constant_cache.h): Plan then sees it only through Form().
   virtual void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) const {}
+  // Input positions whose contents Plan needs (they set the output shape) and that may be
+  // float: a small graph input read there is then specialised on, each of its values getting
+  // a plan of its own (core/session.cc). Small integer inputs always are, being shape-like.
+  virtual void DeclarePlanTimeInputs(FormContext& ctx, std::vector<int>* inputs) const {}
   // Load-time folds: true when the node is a channel affine of input 0 (parameters filled from
   // its constants); true when a channel affine after the node folds into its weights.
   virtual bool IsChannelAffine(FormContext& ctx, ChannelAffine* affine) const { return false; }

@@ -48,11 +48,9 @@ class Plan {
   // `inputs[i]` is graph input i (already validated): its shape always, and its contents too
   // when `specialize[i]` is set — small integer inputs (shapes, axes, pads fed at run time)
   // are then evaluated on the host like constants, and the plan is only valid for them.
-  // When planning a node fails, `unknown_inputs` (if given) receives the graph inputs that
-  // node reads directly without knowing their contents: the session may specialise on them.
   static Status Build(const ResolvedGraph& rg, const OpRegistry& registry,
                       const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
-                      std::unique_ptr<Plan>* out, std::vector<int>* unknown_inputs = nullptr);
+                      std::unique_ptr<Plan>* out);
 
   // `inputs[i]` is graph input i with the shape the plan was built for. Output pointers stay
   // valid until the next Run of this plan: outputs that alias an input (the input itself, or a

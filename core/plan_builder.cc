@@ -10,12 +10,11 @@
 namespace webnx {
 
 Status Plan::Builder::Build(const std::vector<const Tensor*>& inputs,
-                            const std::vector<bool>& specialize, std::vector<int>* unknown_inputs) {
+                            const std::vector<bool>& specialize) {
   const double start_ms = NowMs();
   plan_->stats_.graph_nodes = graph_.nodes.size();
   WEBNX_RETURN_IF_ERROR(BindInputs(inputs, specialize));
-  for (size_t n = 0; n < graph_.nodes.size(); ++n)
-    WEBNX_RETURN_IF_ERROR(AddNode(n, specialize, unknown_inputs));
+  for (size_t n = 0; n < graph_.nodes.size(); ++n) WEBNX_RETURN_IF_ERROR(AddNode(n));
   WEBNX_RETURN_IF_ERROR(PlaceArena());
   Finish(start_ms);
   return Status::Ok();
@@ -53,8 +52,7 @@ Tensor& Plan::Builder::DeclareOutput(const std::string& name, const PlannedValue
   return slot;
 }
 
-Status Plan::Builder::AddNode(size_t n, const std::vector<bool>& specialize,
-                              std::vector<int>* unknown_inputs) {
+Status Plan::Builder::AddNode(size_t n) {
   const Node& node = graph_.nodes[n];
   std::vector<const PlannedValue*> in_planned;
   bool all_known = true;
@@ -69,16 +67,8 @@ Status Plan::Builder::AddNode(size_t n, const std::vector<bool>& specialize,
   }
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
-  Status planned = PlanNode(node, rg_.since_versions[n], rg_.threads, rg_.constants, registry_,
-                            in_planned, &kernel, &out_planned);
-  if (!planned.ok()) {
-    for (size_t i = 0; unknown_inputs && i < graph_.inputs.size(); ++i) {
-      const bool read = std::find(node.inputs.begin(), node.inputs.end(), graph_.inputs[i].name) !=
-                        node.inputs.end();
-      if (read && !specialize[i]) unknown_inputs->push_back(static_cast<int>(i));
-    }
-    return planned;
-  }
+  WEBNX_RETURN_IF_ERROR(PlanNode(node, rg_.since_versions[n], rg_.threads, rg_.constants, registry_,
+                                 in_planned, &kernel, &out_planned));
   WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg_.limits));
   if (all_known || kernel->ReadsOnlyInputShapes())
     return FoldOnHost(node, *kernel, in_planned, out_planned);

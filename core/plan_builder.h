@@ -29,8 +29,7 @@ class Plan::Builder {
   Builder(const ResolvedGraph& rg, const OpRegistry& registry, std::unique_ptr<Plan> plan)
       : rg_(rg), graph_(rg.graph), registry_(registry), index_(rg.graph), plan_(std::move(plan)) {}
 
-  Status Build(const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
-               std::vector<int>* unknown_inputs);
+  Status Build(const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize);
   std::unique_ptr<Plan> Release() { return std::move(plan_); }
 
  private:
@@ -40,8 +39,7 @@ class Plan::Builder {
   // plan_builder.cc
   WEBNX_SEPARATE_FUNCTION Status BindInputs(const std::vector<const Tensor*>& inputs,
                                             const std::vector<bool>& specialize);
-  WEBNX_SEPARATE_FUNCTION Status AddNode(size_t n, const std::vector<bool>& specialize,
-                                         std::vector<int>* unknown_inputs);
+  WEBNX_SEPARATE_FUNCTION Status AddNode(size_t n);
   // Host evaluation at plan time: the node never runs for this shape signature.
   WEBNX_SEPARATE_FUNCTION Status FoldOnHost(const Node& node, Kernel& kernel,
                                             const PlannedInputs& in_planned,

@@ -63,6 +63,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   FoldChannelAffines(&session->rg_, OpRegistry::Default());
   WEBNX_RETURN_IF_ERROR(session->PrepareConstants());
   session->rg_.constants = &session->constants_;
+  session->FindPlanTimeInputs();
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
   session->PlanDeclaredShapes();
   *out = std::move(session);
@@ -309,47 +310,49 @@ std::string PlanKey(const std::vector<const Tensor*>& inputs, const std::vector<
 
 }  // namespace
 
-Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) {
-  if (value_needed_.size() != ordered.size()) value_needed_.assign(ordered.size(), false);
-  for (;;) {
-    std::vector<bool> specialize;
-    for (size_t i = 0; i < ordered.size(); ++i)
-      specialize.push_back(Specialize(*ordered[i], value_needed_[i]));
-    const std::string key = PlanKey(ordered, specialize);
-    for (auto it = plans_.begin(); it != plans_.end(); ++it) {
-      if (it->first == key) {
-        plans_.splice(plans_.begin(), plans_, it);
-        ++stats_.plan_cache_hits;
-        *plan = plans_.front().second.get();
-        stats_.last_plan = (*plan)->stats();
-        return Status::Ok();
-      }
+void Session::FindPlanTimeInputs() {
+  const Graph& graph = rg_.graph;
+  const OpRegistry& registry = OpRegistry::Default();
+  value_needed_.assign(graph.inputs.size(), false);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    std::unique_ptr<Kernel> kernel = registry.Create(node.domain, node.op_type);
+    if (!kernel) continue;  // Resolve reported it
+    FormContext ctx(node, rg_.since_versions[n], ConstantInputs(graph, node));
+    std::vector<int> positions;
+    kernel->DeclarePlanTimeInputs(ctx, &positions);
+    for (int p : positions) {
+      if (p < 0 || static_cast<size_t>(p) >= node.inputs.size()) continue;
+      for (size_t i = 0; i < graph.inputs.size(); ++i)
+        if (graph.inputs[i].name == node.inputs[p]) value_needed_[i] = true;
     }
-    std::unique_ptr<Plan> fresh;
-    std::vector<int> unknown;
-    Status s = Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, &fresh, &unknown);
-    if (!s.ok()) {
-      // Retry once more per input a failing node needed the contents of, when that input is
-      // small enough to specialise on; otherwise the error stands.
-      bool retry = false;
-      for (int i : unknown) {
-        if (!value_needed_[i] && ordered[i]->numel() <= kMaxSpecializedElements) {
-          value_needed_[i] = true;
-          retry = true;
-        }
-      }
-      if (retry) continue;
-      return s;
-    }
-    ++stats_.plans_built;
-    stats_.packed_weight_bytes = constants_.derived_bytes();
-    stats_.packed_in_place_bytes = constants_.replaced_bytes();
-    plans_.emplace_front(key, std::move(fresh));
-    while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
-    *plan = plans_.front().second.get();
-    stats_.last_plan = (*plan)->stats();
-    return Status::Ok();
   }
+}
+
+Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) {
+  std::vector<bool> specialize;
+  for (size_t i = 0; i < ordered.size(); ++i)
+    specialize.push_back(Specialize(*ordered[i], value_needed_[i]));
+  const std::string key = PlanKey(ordered, specialize);
+  for (auto it = plans_.begin(); it != plans_.end(); ++it) {
+    if (it->first == key) {
+      plans_.splice(plans_.begin(), plans_, it);
+      ++stats_.plan_cache_hits;
+      *plan = plans_.front().second.get();
+      stats_.last_plan = (*plan)->stats();
+      return Status::Ok();
+    }
+  }
+  std::unique_ptr<Plan> fresh;
+  WEBNX_RETURN_IF_ERROR(Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, &fresh));
+  ++stats_.plans_built;
+  stats_.packed_weight_bytes = constants_.derived_bytes();
+  stats_.packed_in_place_bytes = constants_.replaced_bytes();
+  plans_.emplace_front(key, std::move(fresh));
+  while (plans_.size() > options_.max_cached_plans) plans_.pop_back();
+  *plan = plans_.front().second.get();
+  stats_.last_plan = (*plan)->stats();
+  return Status::Ok();
 }
 
 // A model whose inputs are all float tensors of fixed shape can only ever run at that shape:
@@ -357,7 +360,8 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
 // the work create() is for. A plan that fails here fails again, with its message, in run().
 void Session::PlanDeclaredShapes() {
   std::vector<Tensor> slots;
-  for (const ValueInfo& in : inputs()) {
+  for (size_t i = 0; i < inputs().size(); ++i) {
+    const ValueInfo& in = inputs()[i];
     // Integer inputs may be shape-like: plans specialise on their values.
     if (!in.has_shape || in.dtype != DType::kFloat32) return;
     Shape shape;
@@ -367,7 +371,7 @@ void Session::PlanDeclaredShapes() {
     }
     if (!CheckShapeLimits(shape, DTypeSize(in.dtype), rg_.limits, in.name).ok()) return;
     Tensor slot = Tensor::Borrow(in.dtype, shape, nullptr);  // planning reads shapes only
-    if (Specialize(slot, /*float_needed=*/true)) return;     // a plan may need its values
+    if (Specialize(slot, value_needed_[i])) return;          // a plan needs its values
     slots.push_back(std::move(slot));
   }
   std::vector<const Tensor*> ordered;

@@ -81,6 +81,8 @@ class Session {
   Status Resolve();
   Status FoldConstants();
   Status PrepareConstants();
+  // Which graph inputs nodes read where their kernels need contents when planned.
+  void FindPlanTimeInputs();
   Status CheckFeeds(const std::vector<NamedTensor>& feeds,
                     std::vector<const Tensor*>* ordered) const;
   Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);
@@ -91,7 +93,7 @@ class Session {
   ConstantCache constants_;  // packed weights, shared by the plans
   SessionOptions options_;
   SessionStats stats_;
-  // Per input: a node needs its contents at plan time, so plans specialise on them.
+  // Per graph input: a node needs its contents when planned, so plans specialise on them.
   std::vector<bool> value_needed_;
   // Most recently used first.
   std::list<std::pair<std::string, std::unique_ptr<Plan>>> plans_;

@@ -72,6 +72,10 @@ class ResizeKernel : public Kernel {
 
   Status Plan(PlanContext& ctx) override;
   Status Run(RunContext& ctx) override;
+  // roi, scales and sizes decide the output shape and the sampling tables.
+  void DeclarePlanTimeInputs(FormContext& ctx, std::vector<int>* inputs) const override {
+    for (size_t i = 1; i < ctx.node().inputs.size(); ++i) inputs->push_back(static_cast<int>(i));
+  }
 
  private:
   int ScalesInput() const { return legacy_ ? 1 : 2; }

@@ -120,6 +120,11 @@ class ConstantOfShapeKernel final : public Kernel {
 
 class RangeKernel final : public Kernel {
  public:
+  // start, limit and delta decide the output length.
+  void DeclarePlanTimeInputs(FormContext& ctx, std::vector<int>* inputs) const override {
+    *inputs = {0, 1, 2};
+  }
+
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64}));
