@@ -128,7 +128,8 @@ class TransposeFolder {
     if (!q) return false;
     const Node& second = graph_.nodes[b];
     const int a = TransposeWriting(second.inputs[0]);
-    if (a < 0 || !Undoes(*q, perms_[a]) || IsGraphOutput(second.outputs[0])) return false;
+    if (a < 0 || !Undoes(*q, perms_[a])) return false;
+    if (IsGraphOutput(second.outputs[0])) return WriteOutputDirectly(a, b);
     const std::string x = graph_.nodes[a].inputs[0], y = second.outputs[0];
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (removed_[n]) continue;
@@ -137,6 +138,24 @@ class TransposeFolder {
         if (node.inputs[i] == y) SetInput(node, i, x);
     }
     Remove(b);
+    return true;
+  }
+
+  // T_q(T_p(x)) with q undoing p writing graph output y, x read by T_p alone and written by a
+  // node: that node writes y instead, and both transposes go.
+  bool WriteOutputDirectly(int a, int b) {
+    const std::string x = graph_.nodes[a].inputs[0], y = graph_.nodes[b].outputs[0];
+    const int producer = index_.Producer(x);
+    if (producer < 0 || removed_[producer] || index_.Readers(x) != 1 ||
+        index_.Readers(graph_.nodes[a].outputs[0]) != 1) {
+      return false;
+    }
+    for (std::string& out : graph_.nodes[producer].outputs)
+      if (out == x) out = y;
+    index_.SetProducer(x, -1);
+    index_.SetProducer(y, producer);
+    Remove(b);
+    Remove(a);
     return true;
   }
 

@@ -12,7 +12,8 @@
 namespace webnx {
 
 // Rewrites, until none applies:
-//  - T_q(T_p(x)) with q undoing p: its readers read x;
+//  - T_q(T_p(x)) with q undoing p: its readers read x (when it is a graph output, the node
+//    writing x, if x has no other reader, writes it instead);
 //  - U(T_p(x)) for an elementwise U that alone reads T_p(x) (its other inputs scalar
 //    constants): becomes T_p(U(x));
 //  - B(.., T_p(x), .., T_p(y), .., c, ..) for a broadcasting elementwise B that alone reads

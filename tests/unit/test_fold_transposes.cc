@@ -2,6 +2,7 @@
 // transpose between them, and the outputs are those of the NCHW graph.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "tests/unit/model_builder.h"
@@ -73,6 +74,25 @@ TEST(FoldTransposes, AnNhwcExportRunsItsConvsWithoutTransposesBetweenThem) {
   for (int64_t c = 0; c < kC; ++c)
     for (int64_t p = 0; p < kH * kW; ++p)
       ASSERT_EQ(got[0]->ptr<float>()[p * kC + c], want[0]->ptr<float>()[c * kH * kW + p]);
+}
+
+// A pair that cancels right before a graph output: the node before it writes the output.
+TEST(FoldTransposes, APairThatCancelsIntoAGraphOutputGoes) {
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {1, kC, kH, kW});
+  mb.Node("Relu", {"X"}, {"r"}, "relu");
+  mb.Node("Transpose", {"r"}, {"t"}, "to_nhwc").Ints("perm", {0, 2, 3, 1});
+  mb.Node("Transpose", {"t"}, {"Y"}, "to_nchw").Ints("perm", {0, 3, 1, 2});
+  mb.Output("Y", kOnnxFloat, {1, kC, kH, kW});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
+  EXPECT_EQ(session->stats().graph_nodes, 1u);
+  const Tensor x = RandomFloat({1, kC, kH, kW}, 3);
+  std::vector<const Tensor*> y;
+  ASSERT_TRUE(session->Run({NamedTensor{"X", x}}, &y).ok());
+  ASSERT_EQ(y[0]->shape, x.shape);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    ASSERT_EQ(y[0]->ptr<float>()[i], std::max(x.ptr<float>()[i], 0.f));
 }
 
 }  // namespace
