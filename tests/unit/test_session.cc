@@ -1,6 +1,6 @@
-// Session::CreateFromOnnx / Run (core/session.cc, core/plan.cc) end to end on models assembled
-// with ModelBuilder: results against naive computations, planner statistics (fusion, views,
-// folding), the plan cache and input validation.
+// Session::CreateFromOnnx / Run (core/session.cc, core/plan_builder.cc) end to end on models
+// assembled with ModelBuilder: results against naive computations, planner statistics (fusion,
+// views, folding), the plan cache and input validation.
 #include <gtest/gtest.h>
 
 #include <cmath>
