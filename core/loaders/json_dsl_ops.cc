@@ -1,6 +1,7 @@
 // The webnx-graph op table: which rule lowers each op, and the checks every rule shares.
 #include "core/loaders/json_dsl_ops.h"
 
+#include "core/loaders/json_dsl_attrs.h"
 #include "core/loaders/json_dsl_rules.h"
 
 namespace webnx {
@@ -23,6 +24,13 @@ Status ExpectOneOutput(const DslNode& node) {
 Status ExpectData(const DslNode& node) {
   if (!node.inputs.empty() && !node.inputs[0].empty()) return Status::Ok();
   return MalformedAt(node.InputPointer(0), node.op + " needs its data input");
+}
+
+Status ExpectPlainUnary(const DslNode& node) {
+  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, 1, 1));
+  WEBNX_RETURN_IF_ERROR(ExpectData(node));
+  WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
+  return DslAttrs(node).Finish();
 }
 
 Status Passthrough(const DslNode& node, Lowering& ctx) {

@@ -70,10 +70,7 @@ Status LowerElementwise(const DslNode& node, Lowering& ctx) {
 
 // Relu6 = Clip(0, 6): bounds are inputs from opset 11, attributes before.
 Status LowerRelu6(const DslNode& node, Lowering& ctx) {
-  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, 1, 1));
-  WEBNX_RETURN_IF_ERROR(ExpectData(node));
-  WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
-  WEBNX_RETURN_IF_ERROR(DslAttrs(node).Finish());
+  WEBNX_RETURN_IF_ERROR(ExpectPlainUnary(node));
   return LowerLayoutFree(
       node, ctx, [&](Lowering& c, const std::vector<std::string>& ins, const std::string& out) {
         if (c.opset() >= 11) {
@@ -90,10 +87,7 @@ Status LowerRelu6(const DslNode& node, Lowering& ctx) {
 
 // HardSwish is ONNX from opset 14; before, x * HardSigmoid(x; 1/6, 0.5) is the same function.
 Status LowerHardSwish(const DslNode& node, Lowering& ctx) {
-  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, 1, 1));
-  WEBNX_RETURN_IF_ERROR(ExpectData(node));
-  WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
-  WEBNX_RETURN_IF_ERROR(DslAttrs(node).Finish());
+  WEBNX_RETURN_IF_ERROR(ExpectPlainUnary(node));
   return LowerLayoutFree(
       node, ctx, [&](Lowering& c, const std::vector<std::string>& ins, const std::string& out) {
         if (c.opset() >= 14) {
