@@ -23,6 +23,9 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterMiscKernels(r);
   RegisterResizeKernels(r);
   RegisterLayerNormKernels(r);
+  RegisterArgExtremeKernels(r);
+  RegisterCumSumKernels(r);
+  RegisterTriangularKernels(r);
 }
 
 }  // namespace webnx

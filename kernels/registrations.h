@@ -25,5 +25,8 @@ void RegisterPadKernels(OpRegistry& r);            // pad.cc
 void RegisterMiscKernels(OpRegistry& r);           // misc.cc (Constant, Identity, Dropout, Cast)
 void RegisterResizeKernels(OpRegistry& r);         // resize.cc (Resize, Upsample)
 void RegisterLayerNormKernels(OpRegistry& r);      // layer_norm.cc (LayerNormalization)
+void RegisterArgExtremeKernels(OpRegistry& r);     // arg_extreme.cc (ArgMax, ArgMin)
+void RegisterCumSumKernels(OpRegistry& r);         // cumsum.cc
+void RegisterTriangularKernels(OpRegistry& r);     // triangular.cc (Trilu, EyeLike)
 
 }  // namespace webnx
