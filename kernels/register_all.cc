@@ -26,6 +26,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterArgExtremeKernels(r);
   RegisterCumSumKernels(r);
   RegisterTriangularKernels(r);
+  RegisterDepthSpaceKernels(r);
 }
 
 }  // namespace webnx

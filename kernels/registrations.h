@@ -28,5 +28,6 @@ void RegisterLayerNormKernels(OpRegistry& r);      // layer_norm.cc (LayerNormal
 void RegisterArgExtremeKernels(OpRegistry& r);     // arg_extreme.cc (ArgMax, ArgMin)
 void RegisterCumSumKernels(OpRegistry& r);         // cumsum.cc
 void RegisterTriangularKernels(OpRegistry& r);     // triangular.cc (Trilu, EyeLike)
+void RegisterDepthSpaceKernels(OpRegistry& r);     // depth_space.cc (DepthToSpace, SpaceToDepth)
 
 }  // namespace webnx
