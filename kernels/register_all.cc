@@ -27,6 +27,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterCumSumKernels(r);
   RegisterTriangularKernels(r);
   RegisterDepthSpaceKernels(r);
+  RegisterModKernels(r);
 }
 
 }  // namespace webnx

@@ -29,5 +29,6 @@ void RegisterArgExtremeKernels(OpRegistry& r);     // arg_extreme.cc (ArgMax, Ar
 void RegisterCumSumKernels(OpRegistry& r);         // cumsum.cc
 void RegisterTriangularKernels(OpRegistry& r);     // triangular.cc (Trilu, EyeLike)
 void RegisterDepthSpaceKernels(OpRegistry& r);     // depth_space.cc (DepthToSpace, SpaceToDepth)
+void RegisterModKernels(OpRegistry& r);            // mod.cc
 
 }  // namespace webnx
