@@ -1,4 +1,5 @@
-// Constant, Identity, Dropout (inference: identity) and Cast between the supported dtypes.
+// Constant, Identity, Dropout (inference: identity), and Cast and CastLike between the supported
+// dtypes.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -253,9 +254,21 @@ std::string OnnxTypeName(int64_t onnx_type) {
   return "type " + std::to_string(onnx_type);
 }
 
+// Cast to attribute 'to', or (CastLike) to the dtype of input 1.
 class CastKernel final : public Kernel {
  public:
+  explicit CastKernel(bool like = false) : like_(like) {}
+
   Status Plan(PlanContext& ctx) override {
+    if (like_) {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
+      WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+      WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 1));
+      from_ = ctx.dtype(0);
+      to_ = ctx.dtype(1);
+      ctx.SetOutput(0, to_, ctx.shape(0));
+      return Status::Ok();
+    }
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
     WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
     Attrs& attrs = ctx.attrs();
@@ -311,6 +324,7 @@ class CastKernel final : public Kernel {
     return -1;
   }
 
+  const bool like_;
   DType from_ = DType::kUndefined;
   DType to_ = DType::kUndefined;
 };
@@ -327,6 +341,8 @@ void RegisterMiscKernels(OpRegistry& r) {
              {{{1, 6, 7, 10}, Inputs(1), Outputs(1, 2)}, {{12, 13}, Inputs(1, 3), Outputs(1, 2)}},
              MakeKernel<DropoutKernel>);
   r.Register("", "Cast", {{1, 6, 9, 13, 19, 21}, Inputs(1), Outputs(1)}, MakeKernel<CastKernel>);
+  r.Register("", "CastLike", {{15, 19, 21}, Inputs(2), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> { return std::make_unique<CastKernel>(true); });
 }
 
 }  // namespace webnx

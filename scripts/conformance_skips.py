@@ -12,6 +12,8 @@ import sys
 
 RULES = [
     (re.compile(r"has dtype (\w+)"), lambda m: f"dtype {m.group(1)} is outside webnx's set (float32, int64, int32, bool)"),
+    (re.compile(r"Cast to (\w+) is not supported"),
+     lambda m: f"a Cast to {m.group(1)}, a dtype outside webnx's set (float32, int64, int32, bool)"),
     (re.compile(r"imports opset (\d+) of the default domain"),
      lambda m: f"opset {m.group(1)} is outside the supported range 7-25"),
     (re.compile(r"is not a tensor"), lambda m: "sequence/optional values are not supported"),

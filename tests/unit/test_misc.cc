@@ -189,6 +189,18 @@ TEST(Cast, UnsupportedTargetNamesTheNode) {
             ErrorCode::kMalformedModel);
 }
 
+// CastLike converts as Cast does, to the dtype of its second input (whose values it ignores).
+TEST(Cast, CastLikeTakesTheSecondInputsDtype) {
+  Tensor y;
+  const Tensor f = MakeFloat({3}, {2.7f, -2.7f, NAN});
+  ASSERT_TRUE(RunOne("CastLike", 15, {OpInput{f}, OpInput{MakeInt32({1}, {0})}}, {}, &y).ok());
+  EXPECT_EQ(y.dtype, DType::kInt32);
+  EXPECT_EQ(Values<int32_t>(y), (std::vector<int32_t>{2, -2, 0}));
+  ASSERT_TRUE(RunOne("CastLike", 21, {OpInput{f}, OpInput{MakeBool({0}, {})}}, {}, &y).ok());
+  EXPECT_EQ(Values<bool>(y), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(RunOne("CastLike", 15, {OpInput{f}}, {}, &y).code(), ErrorCode::kMalformedModel);
+}
+
 TEST(Cast, Opset1TakesATypeName) {
   Tensor y;
   ASSERT_TRUE(
