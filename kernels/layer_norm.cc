@@ -1,6 +1,7 @@
 // LayerNormalization (17): normalises X over its trailing axes [axis, rank), then applies Scale
 // and the optional B. The optional Mean and InvStdDev outputs keep X's rank with unit trailing
 // dims. Statistics accumulate in double (two passes: mean, then variance around it).
+// RMSNormalization (23) is the same with no mean taken out and no B: X / sqrt(mean(X^2) + eps).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -33,8 +34,10 @@ bool BroadcastStrides(const Shape& param, const Shape& norm, std::vector<int64_t
 
 class LayerNormKernel : public Kernel {
  public:
+  explicit LayerNormKernel(bool rms = false) : rms_(rms) {}
+
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, rms_ ? 2 : 3));
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       if (ctx.has_input(i)) WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(i, {DType::kFloat32}));
     }
@@ -94,8 +97,8 @@ class LayerNormKernel : public Kernel {
       const float* xr = x + r * row_size_;
       float* yr = y + r * row_size_;
       double sum = 0;
-      for (int64_t i = 0; i < row_size_; ++i) sum += xr[i];
-      const double mean = sum / static_cast<double>(row_size_);
+      for (int64_t i = 0; i < row_size_ && !rms_; ++i) sum += xr[i];
+      const double mean = sum / static_cast<double>(row_size_);  // 0 for RMSNormalization
       double sq = 0;
       for (int64_t i = 0; i < row_size_; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
       const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(row_size_) + epsilon_);
@@ -132,6 +135,7 @@ class LayerNormKernel : public Kernel {
     }
   }
 
+  const bool rms_;  // RMSNormalization
   float epsilon_ = 1e-5f;
   int64_t rows_ = 0, row_size_ = 0;
   Shape norm_;  // X's dims from axis on
@@ -145,6 +149,8 @@ class LayerNormKernel : public Kernel {
 void RegisterLayerNormKernels(OpRegistry& r) {
   r.Register("", "LayerNormalization", {{17}, Inputs(2, 3), Outputs(1, 3)},
              MakeKernel<LayerNormKernel>);
+  r.Register("", "RMSNormalization", {{23}, Inputs(2), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> { return std::make_unique<LayerNormKernel>(true); });
 }
 
 }  // namespace webnx

@@ -1,5 +1,6 @@
 // LayerNormalization: hand-checked values, a naive cross-check over shapes and axes (with and
-// without B, Mean and InvStdDev), broadcast parameters, and error cases.
+// without B, Mean and InvStdDev), broadcast parameters, and error cases. RMSNormalization: by
+// hand and against a naive root-mean-square over odd shapes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -164,4 +165,36 @@ TEST(LayerNorm, Errors) {
 }
 
 }  // namespace
+TEST(RmsNorm, HandChecked) {
+  // Row [3, 4]: mean square 12.5; row [0, 2]: 2.
+  const Tensor x = MakeFloat({2, 2}, {3, 4, 0, 2});
+  const Tensor scale = MakeFloat({2}, {1, 2});
+  const Tensor y = RunOk("RMSNormalization", 23, {x, scale}, {{"epsilon", FloatAttr(0.f)}});
+  const float a = 1 / std::sqrt(12.5f), b = 1 / std::sqrt(2.f);
+  ExpectAllNear(y, MakeFloat({2, 2}, {3 * a, 8 * a, 0, 4 * b}));
+}
+
+TEST(RmsNorm, MatchesNaiveOverAxes) {
+  const Tensor x = RandomFloat({3, 5, 7}, 11);
+  for (int64_t axis : {-1, 1, 0}) {
+    const int64_t cols = axis == -1 ? 7 : axis == 1 ? 35 : 105;
+    const Tensor scale = RandomFloat(axis == -1  ? Shape{7}
+                                     : axis == 1 ? Shape{5, 7}
+                                                 : Shape{3, 5, 7},
+                                     12);
+    const Tensor y = RunOk("RMSNormalization", 23, {x, scale}, {{"axis", IntAttr(axis)}});
+    Tensor want;
+    ASSERT_TRUE(x.Clone(&want).ok());
+    for (int64_t r = 0; r < 105 / cols; ++r) {
+      const float* xr = x.ptr<float>() + r * cols;
+      double sq = 0;
+      for (int64_t j = 0; j < cols; ++j) sq += double(xr[j]) * xr[j];
+      const double inv = 1 / std::sqrt(sq / cols + 1e-5);
+      for (int64_t j = 0; j < cols; ++j)
+        want.ptr<float>()[r * cols + j] = float(xr[j] * inv * scale.ptr<float>()[j]);
+    }
+    ExpectAllNear(y, want);
+  }
+}
+
 }  // namespace webnx
