@@ -28,6 +28,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterTriangularKernels(r);
   RegisterDepthSpaceKernels(r);
   RegisterModKernels(r);
+  RegisterLossKernels(r);
 }
 
 }  // namespace webnx

@@ -30,5 +30,6 @@ void RegisterCumSumKernels(OpRegistry& r);         // cumsum.cc
 void RegisterTriangularKernels(OpRegistry& r);     // triangular.cc (Trilu, EyeLike)
 void RegisterDepthSpaceKernels(OpRegistry& r);     // depth_space.cc (DepthToSpace, SpaceToDepth)
 void RegisterModKernels(OpRegistry& r);            // mod.cc
+void RegisterLossKernels(OpRegistry& r);           // losses.cc (NLL, softmax cross-entropy)
 
 }  // namespace webnx
