@@ -14,6 +14,8 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterVariadicKernels(r);
   RegisterUnaryKernels(r);
   RegisterActivationKernels(r);
+  RegisterUnaryMathExtraKernels(r);
+  RegisterActivationExtraKernels(r);
   RegisterShapeKernels(r);
   RegisterShapeComputeKernels(r);
   RegisterTransposeKernels(r);
@@ -29,6 +31,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterDepthSpaceKernels(r);
   RegisterModKernels(r);
   RegisterLossKernels(r);
+  RegisterTopKKernels(r);
 }
 
 }  // namespace webnx

@@ -31,5 +31,9 @@ void RegisterTriangularKernels(OpRegistry& r);     // triangular.cc (Trilu, EyeL
 void RegisterDepthSpaceKernels(OpRegistry& r);     // depth_space.cc (DepthToSpace, SpaceToDepth)
 void RegisterModKernels(OpRegistry& r);            // mod.cc
 void RegisterLossKernels(OpRegistry& r);           // losses.cc (NLL, softmax cross-entropy)
+void RegisterTopKKernels(OpRegistry& r);           // top_k.cc
+
+void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
+void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)
 
 }  // namespace webnx
