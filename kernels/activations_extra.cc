@@ -16,7 +16,7 @@ using unary::NoAttrs;
 using unary::RegisterUnary;
 
 struct SoftsignFn : NoAttrs {
-  // x / (1 + |x|): +-inf gives NaN, as the spec's function body and onnxruntime do.
+  // x / (1 + |x|): +-inf gives NaN (inf / inf), as the spec's function body does.
   float operator()(float x) const { return x / (1.f + std::fabs(x)); }
 };
 struct MishFn : NoAttrs {

@@ -1,5 +1,6 @@
-// What the elementwise one-input kernels share (unary.cc, activations.cc): UnaryKernel, which
-// applies a functor to every element, the conventions its functors follow, and ExpFloat.
+// What the elementwise one-input kernels share (unary.cc, activations.cc and their *_extra.cc
+// companions): UnaryKernel, which applies a functor to every element, the conventions its
+// functors follow, and ExpFloat.
 #pragma once
 
 #include <algorithm>
