@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/binary_common.h"
 #include "kernels/registrations.h"
 #include "kernels/unary_common.h"
 
@@ -57,18 +58,9 @@ T IntegerBias(float bias) {
   return static_cast<T>(b);
 }
 
-// Integer sums and differences wrap (two's complement) instead of overflowing into undefined
-// behaviour.
-template <typename T>
-T WrapAdd(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <typename T>
-T WrapSub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-}
+// Integer sums and differences wrap (two's complement) instead of overflowing.
+using binary::WrapAdd;
+using binary::WrapSub;
 
 struct ShrinkFn {
   float bias = 0.f, lambd = 0.5f;

@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/binary_common.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/indexing_common.h"
 #include "kernels/nn_common.h"
@@ -14,13 +15,9 @@ namespace {
 
 // Integer sums wrap (two's complement) instead of overflowing into undefined behaviour.
 template <typename T>
-T WrapAdd(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
+T Add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return binary::WrapAdd(a, b);
+  return a + b;
 }
 
 class CumSumKernel final : public Kernel {
@@ -84,7 +81,7 @@ class CumSumKernel final : public Kernel {
           const T before = step == 0 ? T(0) : out[prev * inner_ + i];
           const T add =
               exclusive_ ? (step == 0 ? T(0) : in[prev * inner_ + i]) : in[k * inner_ + i];
-          row[i] = WrapAdd(before, add);
+          row[i] = Add(before, add);
         }
       }
     }

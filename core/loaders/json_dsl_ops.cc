@@ -26,10 +26,14 @@ Status ExpectData(const DslNode& node) {
   return MalformedAt(node.InputPointer(0), node.op + " needs its data input");
 }
 
-Status ExpectPlainUnary(const DslNode& node) {
-  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, 1, 1));
+Status ExpectDataNode(const DslNode& node, size_t min, size_t max) {
+  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, min, max));
   WEBNX_RETURN_IF_ERROR(ExpectData(node));
-  WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
+  return ExpectOneOutput(node);
+}
+
+Status ExpectPlainUnary(const DslNode& node) {
+  WEBNX_RETURN_IF_ERROR(ExpectDataNode(node, 1, 1));
   return DslAttrs(node).Finish();
 }
 

@@ -22,6 +22,8 @@ Status ExpectInputs(const DslNode& node, size_t min, size_t max);
 Status ExpectOneOutput(const DslNode& node);
 // The first input, which must be given.
 Status ExpectData(const DslNode& node);
+// ExpectInputs, ExpectData and ExpectOneOutput: what most DSL ops check first.
+Status ExpectDataNode(const DslNode& node, size_t min, size_t max);
 // One given input, one output, no attributes (Relu6, HardSwish).
 Status ExpectPlainUnary(const DslNode& node);
 // The node unchanged as an ONNX node, its attributes converted.

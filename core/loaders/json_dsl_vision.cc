@@ -63,9 +63,7 @@ Status EmitConv(const DslNode& node, Lowering& ctx, const std::string& weights, 
 
 // Conv2D: NHWC input, HWIO kernel [Kh, Kw, Cin/group, Cout] -> ONNX Conv with OIHW weights.
 Status LowerConv2D(const DslNode& node, Lowering& ctx) {
-  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, 2, 3));
-  WEBNX_RETURN_IF_ERROR(ExpectData(node));
-  WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
+  WEBNX_RETURN_IF_ERROR(ExpectDataNode(node, 2, 3));
   DslAttrs a(node);
   ConvAttrs c;
   int64_t group = 1;
@@ -90,9 +88,7 @@ Status LowerConv2D(const DslNode& node, Lowering& ctx) {
 // DepthwiseConv2D: kernel [Kh, Kw, C, M]; output channel c*M + m (TensorFlow's order), which
 // is ONNX's grouped Conv with group = C and weights [C*M, 1, Kh, Kw].
 Status LowerDepthwiseConv2D(const DslNode& node, Lowering& ctx) {
-  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, 2, 3));
-  WEBNX_RETURN_IF_ERROR(ExpectData(node));
-  WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
+  WEBNX_RETURN_IF_ERROR(ExpectDataNode(node, 2, 3));
   DslAttrs a(node);
   ConvAttrs c;
   int64_t multiplier = 0;
@@ -122,9 +118,7 @@ Status LowerDepthwiseConv2D(const DslNode& node, Lowering& ctx) {
 
 // BatchNorm (inference): inputs x, scale, bias, mean, variance over the channel axis.
 Status LowerBatchNorm(const DslNode& node, Lowering& ctx) {
-  WEBNX_RETURN_IF_ERROR(ExpectInputs(node, 5, 5));
-  WEBNX_RETURN_IF_ERROR(ExpectData(node));
-  WEBNX_RETURN_IF_ERROR(ExpectOneOutput(node));
+  WEBNX_RETURN_IF_ERROR(ExpectDataNode(node, 5, 5));
   DslAttrs a(node);
   float epsilon = 0, momentum = 0;
   WEBNX_RETURN_IF_ERROR(a.Float("epsilon", 1e-5f, &epsilon));
