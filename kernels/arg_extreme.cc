@@ -1,5 +1,7 @@
 // ArgMax and ArgMin: the int64 index of the largest (smallest) element along one axis, the
-// first such index, or the last with select_last_index (version 12).
+// first such index, or the last with select_last_index (version 12). Hardmax: 1 at the first
+// largest element along the axis, 0 elsewhere (before version 13, along the flattened dims
+// from the axis on).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -28,14 +30,7 @@ class ArgExtremeKernel final : public Kernel {
     const bool keepdims = attrs.Int("keepdims", 1) != 0;
     last_ = ctx.since_version() >= 12 && attrs.Int("select_last_index", 0) != 0;
     WEBNX_RETURN_IF_ERROR(attrs.status());
-    outer_ = nn::DimProduct(x, 0, axis);
-    extent_ = x[axis];
-    inner_ = nn::DimProduct(x, axis + 1, x.size());
-    if (extent_ == 0 && outer_ * inner_ > 0) {
-      return ctx.Error(ErrorCode::kShapeMismatch, "axis " + std::to_string(axis) + " of " +
-                                                      ShapeToString(x) +
-                                                      " is empty: there is no element to pick");
-    }
+    WEBNX_RETURN_IF_ERROR(PlanView(ctx, x, axis));
     Shape out = x;
     if (keepdims) {
       out[axis] = 1;
@@ -50,18 +45,38 @@ class ArgExtremeKernel final : public Kernel {
   Status Run(RunContext& ctx) override {
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool>) Pick(ctx.input(0).ptr<T>(), ctx);
+      if constexpr (!std::is_same_v<T, bool>)
+        Pick(ctx.input(0).ptr<T>(), ctx.output(0).ptr<int64_t>());
     });
     return Status::Ok();
   }
 
- private:
+  // The search along `axis` of `x`; an empty axis with positions to fill is an error.
+  Status PlanView(const PlanContext& ctx, const Shape& x, int64_t axis) {
+    outer_ = nn::DimProduct(x, 0, axis);
+    extent_ = x[axis];
+    inner_ = nn::DimProduct(x, axis + 1, x.size());
+    if (extent_ == 0 && outer_ * inner_ > 0) {
+      return ctx.Error(ErrorCode::kShapeMismatch, "axis " + std::to_string(axis) + " of " +
+                                                      ShapeToString(x) +
+                                                      " is empty: there is no element to pick");
+    }
+    return Status::Ok();
+  }
+  int64_t picks() const { return outer_ * inner_; }
+
+  // Calls fn(flat index of the picked element) for every position searched.
+  template <typename Fn>
+  void ForEachPick(const int64_t* best, Fn&& fn) const {
+    for (int64_t o = 0; o < outer_; ++o)
+      for (int64_t i = 0; i < inner_; ++i) fn((o * extent_ + best[o * inner_ + i]) * inner_ + i);
+  }
+
   // Each output keeps the index of the best element so far and compares the next against it:
   // the inner loop runs over contiguous elements. (One thread: the op is a single pass over
   // its input, and a pool task per dtype would cost more code than it saves time.)
   template <typename T>
-  void Pick(const T* x, RunContext& ctx) const {
-    int64_t* best = ctx.output(0).ptr<int64_t>();
+  void Pick(const T* x, int64_t* best) const {
     // Ties go to the later index when the comparison admits equality.
     const int sign = max_ ? 1 : -1;
     for (int64_t o = 0; o < outer_; ++o, x += extent_ * inner_, best += inner_) {
@@ -77,10 +92,45 @@ class ArgExtremeKernel final : public Kernel {
     }
   }
 
+ private:
   const bool max_;
   DType dtype_ = DType::kUndefined;
   bool last_ = false;
   int64_t outer_ = 0, extent_ = 0, inner_ = 0;
+};
+
+class HardmaxKernel final : public Kernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
+    const Shape& x = ctx.shape(0);
+    if (x.empty()) return ctx.Error(ErrorCode::kShapeMismatch, "the input must have rank >= 1");
+    const bool flattened = ctx.since_version() < 13;
+    int64_t axis = 0;
+    WEBNX_RETURN_IF_ERROR(indexing::NormalizeAxis(ctx, ctx.attrs().Int("axis", flattened ? 1 : -1),
+                                                  static_cast<int64_t>(x.size()), &axis));
+    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    // The flattened form is the same search with the trailing dims as one axis.
+    const Shape view =
+        flattened ? Shape{nn::DimProduct(x, 0, axis), nn::DimProduct(x, axis, x.size())} : x;
+    WEBNX_RETURN_IF_ERROR(argmax_.PlanView(ctx, view, flattened ? 1 : axis));
+    ctx.SetOutput(0, DType::kFloat32, x);
+    return Tensor::AllocateUninitialized(DType::kInt64, Shape{argmax_.picks()}, &best_);
+  }
+
+  Status Run(RunContext& ctx) override {
+    int64_t* best = best_.ptr<int64_t>();
+    argmax_.Pick(ctx.input(0).ptr<float>(), best);
+    Tensor& y = ctx.output(0);
+    std::fill(y.ptr<float>(), y.ptr<float>() + y.numel(), 0.f);
+    argmax_.ForEachPick(best, [&](int64_t at) { y.ptr<float>()[at] = 1.f; });
+    return Status::Ok();
+  }
+
+ private:
+  ArgExtremeKernel argmax_{true};
+  Tensor best_;  // the index picked per (outer, inner) position
 };
 
 }  // namespace
@@ -88,6 +138,7 @@ class ArgExtremeKernel final : public Kernel {
 void RegisterArgExtremeKernels(OpRegistry& r) {
   r.Register("", "ArgMax", {{1, 11, 12, 13}, Inputs(1), Outputs(1)},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<ArgExtremeKernel>(true); });
+  r.Register("", "Hardmax", {{1, 11, 13}, Inputs(1), Outputs(1)}, MakeKernel<HardmaxKernel>);
   r.Register("", "ArgMin", {{1, 11, 12, 13}, Inputs(1), Outputs(1)},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<ArgExtremeKernel>(false); });
 }

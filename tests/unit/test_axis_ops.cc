@@ -1,4 +1,4 @@
-// ArgMax/ArgMin (kernels/arg_extreme.cc), CumSum (kernels/cumsum.cc), Trilu and EyeLike
+// ArgMax/ArgMin and Hardmax (kernels/arg_extreme.cc), CumSum (kernels/cumsum.cc), Trilu and EyeLike
 // (kernels/triangular.cc): hand-checked values, and odd shapes against naive loops. Exact
 // comparisons: these ops pick, copy or add in a fixed order.
 #include <gtest/gtest.h>
@@ -66,6 +66,18 @@ TEST(ArgExtreme, AnEmptyAxisIsAnError) {
   std::vector<Tensor> out;
   const Status s = RunOp("ArgMax", 13, {{MakeFloat({2, 0}, {})}}, {{"axis", IntAttr(1)}}, 1, &out);
   EXPECT_EQ(s.code(), ErrorCode::kShapeMismatch) << s.ToString();
+}
+
+TEST(Hardmax, OneAtTheFirstLargestAlongTheAxisOrTheFlattenedTail) {
+  const Tensor x = MakeFloat({2, 2, 2}, {1, 3, 3, 0, 5, 2, 9, 9});
+  // Version 13: along the last axis.
+  EXPECT_EQ(Floats(RunOk("Hardmax", 13, {x})), (std::vector<float>{0, 1, 1, 0, 1, 0, 1, 0}));
+  EXPECT_EQ(Floats(RunOk("Hardmax", 13, {x}, {{"axis", IntAttr(1)}})),
+            (std::vector<float>{0, 1, 1, 0, 0, 0, 1, 1}));
+  // Version 11, axis 1: rows [1, 3, 3, 0] and [5, 2, 9, 9] as a whole.
+  EXPECT_EQ(Floats(RunOk("Hardmax", 11, {x})), (std::vector<float>{0, 1, 0, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(Floats(RunOk("Hardmax", 11, {x}, {{"axis", IntAttr(0)}})),
+            (std::vector<float>{0, 0, 0, 0, 0, 0, 1, 0}));
 }
 
 Tensor CumSum(const Tensor& x, int64_t axis, int exclusive, int reverse) {
