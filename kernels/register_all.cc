@@ -32,6 +32,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterModKernels(r);
   RegisterLossKernels(r);
   RegisterTopKKernels(r);
+  RegisterScatterGatherKernels(r);
 }
 
 }  // namespace webnx
