@@ -32,7 +32,7 @@ void RegisterDepthSpaceKernels(OpRegistry& r);     // depth_space.cc (DepthToSpa
 void RegisterModKernels(OpRegistry& r);            // mod.cc
 void RegisterLossKernels(OpRegistry& r);           // losses.cc (NLL, softmax cross-entropy)
 void RegisterTopKKernels(OpRegistry& r);           // top_k.cc
-void RegisterScatterGatherKernels(OpRegistry& r);  // scatter_gather.cc (GatherND, ScatterND)
+void RegisterScatterGatherKernels(OpRegistry& r);  // scatter_gather.cc (GatherND, Scatter*)
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)

@@ -1,12 +1,14 @@
 // GatherND and ScatterND: tuples of int64 indices address slices of data, read (GatherND) or
 // written over a copy of data (ScatterND, optionally combining with the value there: add, mul,
-// max, min). Negative indices count from the end; one out of range fails the run naming the
-// node, before anything is written.
+// max, min). ScatterElements (and its old name Scatter): one index per update, along one axis.
+// Negative indices count from the end; one out of range fails the run naming the node, before
+// anything is written.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/binary_common.h"
 #include "kernels/dtype_dispatch.h"
@@ -194,11 +196,87 @@ class IndexTupleKernel final : public Kernel {
   Tensor offsets_;  // per tuple, checked before anything is written
 };
 
+class ScatterElementsKernel final : public Kernel {
+ public:
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
+    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt32, DType::kInt64}));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(2, {ctx.dtype(0)}));
+    const Shape& data = ctx.shape(0);
+    const Shape& indices = ctx.shape(1);
+    WEBNX_RETURN_IF_ERROR(ReadCombine(ctx, ctx.dtype(0), &combine_));
+    const int64_t rank = static_cast<int64_t>(data.size());
+    bool fits = rank >= 1 && indices.size() == data.size() && ctx.shape(2) == indices;
+    for (int64_t d = 0; fits && d < rank; ++d) fits = indices[d] <= data[d];
+    if (!fits) {
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "data " + ShapeToString(data) + ", indices " + ShapeToString(indices) +
+                           " and updates " + ShapeToString(ctx.shape(2)) +
+                           " must share a rank, updates matching indices, within data");
+    }
+    WEBNX_RETURN_IF_ERROR(indexing::NormalizeAxis(ctx, ctx.attrs().Int("axis", 0), rank, &axis_));
+    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    data_ = data;
+    indices_ = indices;
+    dtype_ = ctx.dtype(0);
+    node_ = ctx.node().Describe();
+    ctx.SetOutput(0, dtype_, data);
+    return Tensor::AllocateUninitialized(DType::kInt64, Shape{nn::DimProduct(indices, 0, rank)},
+                                         &offsets_);
+  }
+
+  Status Run(RunContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(Offsets(ctx.input(1)));
+    DispatchDType(dtype_, [&](auto tag) {
+      using T = decltype(tag);
+      const T* updates = ctx.input(2).ptr<T>();
+      T* out = ctx.output(0).ptr<T>();
+      std::memcpy(out, ctx.input(0).ptr<T>(), ctx.input(0).nbytes());
+      const int64_t* offsets = offsets_.ptr<int64_t>();
+      for (int64_t k = 0; k < offsets_.numel(); ++k)
+        CombineInto(out + offsets[k], updates[k], combine_);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  // Where each update goes in data, walking the indices' positions in order.
+  Status Offsets(const Tensor& indices) {
+    const size_t rank = data_.size();
+    std::vector<int64_t> strides(rank, 1), position(rank, 0);
+    for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * data_[d];
+    int64_t* offsets = offsets_.ptr<int64_t>();
+    for (int64_t k = 0; k < offsets_.numel(); ++k) {
+      int64_t index = indexing::IndexAt(indices, k);
+      const int64_t dim = data_[axis_];
+      if (index < -dim || index >= dim) return OutOfRange(node_, index, dim);
+      if (index < 0) index += dim;
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offset += (static_cast<int64_t>(d) == axis_ ? index : position[d]) * strides[d];
+      offsets[k] = offset;
+      for (size_t d = rank; d-- > 0 && ++position[d] == indices_[d];) position[d] = 0;
+    }
+    return Status::Ok();
+  }
+
+  Combine combine_ = Combine::kNone;
+  int64_t axis_ = 0;
+  Shape data_, indices_;
+  DType dtype_ = DType::kUndefined;
+  std::string node_;
+  Tensor offsets_;
+};
+
 }  // namespace
 
 void RegisterScatterGatherKernels(OpRegistry& r) {
   r.Register("", "GatherND", {{11, 12, 13}, Inputs(2), Outputs(1)},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<IndexTupleKernel>(false); });
+  r.Register("", "ScatterElements", {{11, 13, 16, 18}, Inputs(3), Outputs(1)},
+             MakeKernel<ScatterElementsKernel>);
+  r.Register("", "Scatter", {{9, 11}, Inputs(3), Outputs(1)}, MakeKernel<ScatterElementsKernel>);
   r.Register("", "ScatterND", {{11, 13, 16, 18}, Inputs(3), Outputs(1)},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<IndexTupleKernel>(true); });
 }

@@ -1,6 +1,6 @@
-// GatherND and ScatterND (kernels/scatter_gather.cc): slices and elements by hand, batch_dims,
-// negative indices, the combining reductions (repeated indices add up), and an index out of
-// range as a coded run error that leaves the output unwritten.
+// GatherND, ScatterND and ScatterElements (kernels/scatter_gather.cc): slices and elements by hand,
+// batch_dims, negative indices, the combining reductions (repeated indices add up), and an index
+// out of range as a coded run error that leaves the output unwritten.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -61,6 +61,25 @@ TEST(ScatterND, AnIndexOutOfRangeFailsTheRun) {
   EXPECT_NE(s.message().find("ScatterND"), std::string::npos) << s.message();
   EXPECT_EQ(RunOp("GatherND", 13, {{data}, {MakeInt64({1, 1}, {-4})}}, {}, 1, &out).code(),
             ErrorCode::kInvalidInput);
+}
+
+TEST(ScatterElements, AlongEitherAxisWithRepeatsCombined) {
+  const Tensor zeros = MakeFloat({3, 3}, std::vector<float>(9, 0.f));
+  const Tensor updates = MakeFloat({2, 3}, {1.0f, 1.1f, 1.2f, 2.0f, 2.1f, 2.2f});
+  const Tensor down =
+      RunOk("ScatterElements", 18, {zeros, MakeInt64({2, 3}, {1, 0, 2, 0, 2, 1}), updates});
+  EXPECT_EQ(Floats(down), (std::vector<float>{2.0f, 1.1f, 0, 1.0f, 0, 2.2f, 0, 2.1f, 1.2f}));
+  const Tensor row = MakeFloat({1, 5}, {1, 2, 3, 4, 5});
+  std::vector<Tensor> out;
+  ASSERT_TRUE(RunOp("ScatterElements", 18,
+                    {{row}, {MakeInt64({1, 3}, {1, -2, 1})}, {MakeFloat({1, 3}, {3, 5, 7})}},
+                    {{"axis", IntAttr(1)}, {"reduction", StringAttr("mul")}}, 1, &out)
+                  .ok());
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{1, 42, 3, 20, 5}));
+  const Status s =
+      RunOp("ScatterElements", 13, {{row}, {MakeInt64({1, 1}, {5})}, {MakeFloat({1, 1}, {0})}},
+            {{"axis", IntAttr(1)}}, 1, &out);
+  EXPECT_EQ(s.code(), ErrorCode::kInvalidInput) << s.ToString();
 }
 
 }  // namespace
