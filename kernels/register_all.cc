@@ -33,6 +33,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterLossKernels(r);
   RegisterTopKKernels(r);
   RegisterScatterGatherKernels(r);
+  RegisterOneHotKernels(r);
 }
 
 }  // namespace webnx

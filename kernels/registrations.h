@@ -33,6 +33,7 @@ void RegisterModKernels(OpRegistry& r);            // mod.cc
 void RegisterLossKernels(OpRegistry& r);           // losses.cc (NLL, softmax cross-entropy)
 void RegisterTopKKernels(OpRegistry& r);           // top_k.cc
 void RegisterScatterGatherKernels(OpRegistry& r);  // scatter_gather.cc (GatherND, Scatter*)
+void RegisterOneHotKernels(OpRegistry& r);         // one_hot.cc
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)
