@@ -34,6 +34,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterTopKKernels(r);
   RegisterScatterGatherKernels(r);
   RegisterOneHotKernels(r);
+  RegisterGroupNormKernels(r);
 }
 
 }  // namespace webnx

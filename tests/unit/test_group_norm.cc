@@ -1,0 +1,68 @@
+// GroupNormalization (kernels/group_norm.cc): a hand-checked case, per-group (18) and
+// per-channel (21) parameters against a naive loop on an odd shape, and bad group counts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "tests/unit/op_runner.h"
+
+namespace webnx::testing {
+namespace {
+
+TEST(GroupNorm, HandChecked) {
+  // One group of two channels [1, 3] and [5, 7]: mean 4, variance 5.
+  const Tensor x = MakeFloat({1, 2, 2}, {1, 3, 5, 7});
+  const Tensor y =
+      RunOk("GroupNormalization", 21, {x, MakeFloat({2}, {1, 2}), MakeFloat({2}, {0, 10})},
+            {{"num_groups", IntAttr(1)}, {"epsilon", FloatAttr(0.f)}});
+  const float s = 1 / std::sqrt(5.f);
+  const std::vector<float> want = {-3 * s, -1 * s, 2 * s + 10, 6 * s + 10};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(y.ptr<float>()[i], want[i], 1e-6f);
+}
+
+TEST(GroupNorm, BothParameterLayoutsAgainstANaiveLoop) {
+  const int64_t n = 2, c = 6, g = 3, plane = 5;
+  const Tensor x = RandomFloat({n, c, plane}, 7);
+  for (const int version : {18, 21}) {
+    const int64_t params = version == 21 ? c : g;
+    const Tensor scale = RandomFloat({params}, 8), bias = RandomFloat({params}, 9);
+    const Tensor y =
+        RunOk("GroupNormalization", version, {x, scale, bias}, {{"num_groups", IntAttr(g)}});
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t grp = 0; grp < g; ++grp) {
+        const float* xg = x.ptr<float>() + (b * c + grp * 2) * plane;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < 2 * plane; ++i) mean += xg[i];
+        mean /= 2 * plane;
+        for (int64_t i = 0; i < 2 * plane; ++i) var += (xg[i] - mean) * (xg[i] - mean);
+        var /= 2 * plane;
+        for (int64_t i = 0; i < 2 * plane; ++i) {
+          const int64_t p = version == 21 ? grp * 2 + i / plane : grp;
+          const double want =
+              (xg[i] - mean) / std::sqrt(var + 1e-5) * scale.ptr<float>()[p] + bias.ptr<float>()[p];
+          ASSERT_NEAR(y.ptr<float>()[(b * c + grp * 2) * plane + i], want,
+                      1e-5 * (1 + std::fabs(want)))
+              << "version " << version;
+        }
+      }
+    }
+  }
+}
+
+TEST(GroupNorm, GroupsMustDivideTheChannels) {
+  std::vector<Tensor> out;
+  const Tensor x = RandomFloat({1, 6, 2}, 1);
+  const Tensor p = RandomFloat({6}, 2);
+  EXPECT_EQ(RunOp("GroupNormalization", 21, {{x}, {p}, {p}}, {{"num_groups", IntAttr(4)}}, 1, &out)
+                .code(),
+            ErrorCode::kMalformedModel);
+  EXPECT_EQ(RunOp("GroupNormalization", 21, {{x}, {p}, {p}}, {}, 1, &out).code(),
+            ErrorCode::kMalformedModel);
+  EXPECT_EQ(RunOp("GroupNormalization", 18, {{x}, {p}, {p}}, {{"num_groups", IntAttr(3)}}, 1, &out)
+                .code(),
+            ErrorCode::kShapeMismatch);  // version 18 takes per-group parameters
+}
+
+}  // namespace
+}  // namespace webnx::testing
