@@ -35,6 +35,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterScatterGatherKernels(r);
   RegisterOneHotKernels(r);
   RegisterGroupNormKernels(r);
+  RegisterLpNormKernels(r);
 }
 
 }  // namespace webnx

@@ -35,6 +35,7 @@ void RegisterTopKKernels(OpRegistry& r);           // top_k.cc
 void RegisterScatterGatherKernels(OpRegistry& r);  // scatter_gather.cc (GatherND, Scatter*)
 void RegisterOneHotKernels(OpRegistry& r);         // one_hot.cc
 void RegisterGroupNormKernels(OpRegistry& r);      // group_norm.cc (GroupNormalization)
+void RegisterLpNormKernels(OpRegistry& r);         // lp_norm.cc (LpNormalization)
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)

@@ -1,5 +1,6 @@
 // GroupNormalization (kernels/group_norm.cc): a hand-checked case, per-group (18) and
 // per-channel (21) parameters against a naive loop on an odd shape, and bad group counts.
+// LpNormalization (kernels/lp_norm.cc): L1 and L2 by hand, along either axis, a zero norm.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -62,6 +63,19 @@ TEST(GroupNorm, GroupsMustDivideTheChannels) {
   EXPECT_EQ(RunOp("GroupNormalization", 18, {{x}, {p}, {p}}, {{"num_groups", IntAttr(3)}}, 1, &out)
                 .code(),
             ErrorCode::kShapeMismatch);  // version 18 takes per-group parameters
+}
+
+TEST(LpNorm, L1AndL2AlongEitherAxis) {
+  const Tensor x = MakeFloat({2, 2}, {3, -4, 0, 0});
+  const Tensor l2 = RunOk("LpNormalization", 22, {x});
+  EXPECT_EQ(std::vector<float>(l2.ptr<float>(), l2.ptr<float>() + 4),
+            (std::vector<float>{0.6f, -0.8f, 0, 0}));  // a zero norm gives zeros
+  const Tensor l1 = RunOk("LpNormalization", 22, {x}, {{"axis", IntAttr(0)}, {"p", IntAttr(1)}});
+  EXPECT_EQ(std::vector<float>(l1.ptr<float>(), l1.ptr<float>() + 4),
+            (std::vector<float>{1, -1, 0, 0}));
+  std::vector<Tensor> out;
+  EXPECT_EQ(RunOp("LpNormalization", 22, {{x}}, {{"p", IntAttr(3)}}, 1, &out).code(),
+            ErrorCode::kMalformedModel);
 }
 
 }  // namespace
