@@ -36,6 +36,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterOneHotKernels(r);
   RegisterGroupNormKernels(r);
   RegisterLpNormKernels(r);
+  RegisterMvnKernels(r);
 }
 
 }  // namespace webnx

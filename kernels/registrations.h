@@ -36,6 +36,7 @@ void RegisterScatterGatherKernels(OpRegistry& r);  // scatter_gather.cc (GatherN
 void RegisterOneHotKernels(OpRegistry& r);         // one_hot.cc
 void RegisterGroupNormKernels(OpRegistry& r);      // group_norm.cc (GroupNormalization)
 void RegisterLpNormKernels(OpRegistry& r);         // lp_norm.cc (LpNormalization)
+void RegisterMvnKernels(OpRegistry& r);            // mvn.cc (MeanVarianceNormalization)
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)

@@ -1,6 +1,7 @@
 // GroupNormalization (kernels/group_norm.cc): a hand-checked case, per-group (18) and
 // per-channel (21) parameters against a naive loop on an odd shape, and bad group counts.
 // LpNormalization (kernels/lp_norm.cc): L1 and L2 by hand, along either axis, a zero norm.
+// MeanVarianceNormalization (kernels/mvn.cc): over the default and chosen axes, against naive.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -76,6 +77,38 @@ TEST(LpNorm, L1AndL2AlongEitherAxis) {
   std::vector<Tensor> out;
   EXPECT_EQ(RunOp("LpNormalization", 22, {{x}}, {{"p", IntAttr(3)}}, 1, &out).code(),
             ErrorCode::kMalformedModel);
+}
+
+// Statistics over `axes` of a [2, 3, 4] tensor, for each kept position.
+void ExpectMvn(const Tensor& x, const Tensor& y, const std::vector<bool>& reduced) {
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const int64_t ii[3] = {i / 12, i / 4 % 3, i % 4};
+    double sum = 0, sq = 0, count = 0;
+    for (int64_t j = 0; j < x.numel(); ++j) {
+      const int64_t jj[3] = {j / 12, j / 4 % 3, j % 4};
+      bool same = true;
+      for (int d = 0; d < 3; ++d) same = same && (reduced[d] || ii[d] == jj[d]);
+      if (!same) continue;
+      sum += x.ptr<float>()[j];
+      sq += double(x.ptr<float>()[j]) * x.ptr<float>()[j];
+      ++count;
+    }
+    const double mean = sum / count, std = std::sqrt(sq / count - mean * mean);
+    const double want = (x.ptr<float>()[i] - mean) / (std + 1e-9);
+    ASSERT_NEAR(y.ptr<float>()[i], want, 1e-5 * (1 + std::fabs(want))) << "at " << i;
+  }
+}
+
+TEST(Mvn, DefaultAndChosenAxesAgainstANaiveLoop) {
+  const Tensor x = RandomFloat({2, 3, 4}, 5);
+  ExpectMvn(x, RunOk("MeanVarianceNormalization", 13, {x}, {{"axes", IntsAttr({0, 2})}}),
+            {true, false, true});
+  ExpectMvn(x, RunOk("MeanVarianceNormalization", 13, {x}, {{"axes", IntsAttr({-2})}}),
+            {false, true, false});
+  std::vector<Tensor> out;
+  EXPECT_EQ(
+      RunOp("MeanVarianceNormalization", 13, {{x}}, {{"axes", IntsAttr({1, 1})}}, 1, &out).code(),
+      ErrorCode::kMalformedModel);
 }
 
 }  // namespace
