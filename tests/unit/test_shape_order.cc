@@ -250,5 +250,31 @@ TEST(ShapeOrder, LayerNormAndSoftmaxOverADynamicSequence) {
   ExpectOrderFree(mb.Bytes(), {{2, 33, d}, {1, 1, d}, {3, 64, d}, {1, 1, d}, {2, 7, d}});
 }
 
+// Kernels that size themselves when planned along a dynamic sequence: RMSNormalization, TopK
+// (sort buffer), CumSum, ArgMax, Trilu, GroupNormalization.
+TEST(ShapeOrder, SequenceKernelsOverChangingLengths) {
+  constexpr int64_t d = 8;
+  ModelBuilder mb(23);
+  mb.Input("X", kOnnxFloat, {"B", "S", d});
+  mb.FloatInit("scale", {d}, RandomFloats(d, 90));
+  mb.FloatInit("gscale", {d}, RandomFloats(d, 91));
+  mb.FloatInit("gbias", {d}, RandomFloats(d, 92));
+  mb.Int64Init("k", {1}, {3});
+  mb.Int64Init("axis", {}, {1});
+  mb.Node("RMSNormalization", {"X", "scale"}, {"R"}, "rms");
+  mb.Node("TopK", {"R", "k"}, {"V", "I"}, "top").Int("axis", 1);
+  mb.Node("CumSum", {"R", "axis"}, {"C"}, "running");
+  mb.Node("ArgMax", {"C"}, {"A"}, "peak").Int("axis", 1);
+  mb.Node("Trilu", {"C"}, {"T"}, "upper");
+  mb.Node("Transpose", {"X"}, {"XT"}, "channels_first").Ints("perm", {0, 2, 1});
+  mb.Node("GroupNormalization", {"XT", "gscale", "gbias"}, {"G"}, "groups").Int("num_groups", 2);
+  mb.Output("V", kOnnxFloat, {"B", 3, d});
+  mb.Output("I", kOnnxInt64, {"B", 3, d});
+  mb.Output("A", kOnnxInt64, {"B", 1, d});
+  mb.Output("T", kOnnxFloat, {"B", "S", d});
+  mb.Output("G", kOnnxFloat, {"B", d, "S"});
+  ExpectOrderFree(mb.Bytes(), {{2, 33, d}, {1, 3, d}, {3, 64, d}, {1, 3, d}, {2, 7, d}});
+}
+
 }  // namespace
 }  // namespace webnx::testing
