@@ -1,7 +1,6 @@
 // GroupNormalization: X [N, C, ...] normalised over each group of C / num_groups channels and
 // all spatial positions, then scaled and shifted per channel (version 21) or per group (18).
-// Statistics accumulate in double, two passes (mean, then variance around it), as in
-// LayerNormalization.
+// Statistics accumulate in double, two passes (nn::MomentsOf), as in LayerNormalization.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -59,14 +58,9 @@ class GroupNormKernel final : public Kernel {
       for (int64_t g = 0; g < groups_; ++g) {
         const int64_t start = (n * channels_ + g * group_channels) * plane_;
         const float* xg = x + start;
-        double sum = 0;
-        for (int64_t i = 0; i < size; ++i) sum += xg[i];
-        const double mean = size ? sum / static_cast<double>(size) : 0;
-        double sq = 0;
-        for (int64_t i = 0; i < size; ++i) sq += (xg[i] - mean) * (xg[i] - mean);
-        const double var = size ? sq / static_cast<double>(size) : 0;
-        const float m = static_cast<float>(mean);
-        const float inv = static_cast<float>(1.0 / std::sqrt(var + epsilon_));
+        const nn::Moments moments = nn::MomentsOf(xg, size);
+        const float m = static_cast<float>(moments.mean);
+        const float inv = static_cast<float>(1.0 / std::sqrt(moments.variance + epsilon_));
         for (int64_t c = 0; c < group_channels; ++c) {
           const int64_t p = per_channel_ ? g * group_channels + c : g;
           const float a = inv * scale[p], b = bias[p];

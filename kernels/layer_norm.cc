@@ -96,13 +96,9 @@ class LayerNormKernel : public Kernel {
     for (int64_t r = 0; r < rows_; ++r) {
       const float* xr = x + r * row_size_;
       float* yr = y + r * row_size_;
-      double sum = 0;
-      for (int64_t i = 0; i < row_size_ && !rms_; ++i) sum += xr[i];
-      const double mean = sum / static_cast<double>(row_size_);  // 0 for RMSNormalization
-      double sq = 0;
-      for (int64_t i = 0; i < row_size_; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
-      const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(row_size_) + epsilon_);
-      const float m = static_cast<float>(mean), s = static_cast<float>(inv_std);
+      const nn::Moments moments = nn::MomentsOf(xr, row_size_, /*centered=*/!rms_);
+      const double inv_std = 1.0 / std::sqrt(moments.variance + epsilon_);
+      const float m = static_cast<float>(moments.mean), s = static_cast<float>(inv_std);
       for (int64_t i = 0; i < row_size_; ++i) yr[i] = (xr[i] - m) * s * scale[i] + bias[i];
       if (mean_out) mean_out[r] = m;
       if (inv_out) inv_out[r] = s;

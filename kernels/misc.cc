@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/onnx_type_names.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
@@ -240,20 +241,6 @@ void DispatchDType(DType dtype, Fn&& fn) {
   }
 }
 
-// Names of ONNX TensorProto.DataType values, for error messages.
-std::string OnnxTypeName(int64_t onnx_type) {
-  static const char* const kNames[] = {
-      "UNDEFINED",      "FLOAT",    "UINT8",        "INT8",           "UINT16",
-      "INT16",          "INT32",    "INT64",        "STRING",         "BOOL",
-      "FLOAT16",        "DOUBLE",   "UINT32",       "UINT64",         "COMPLEX64",
-      "COMPLEX128",     "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-      "FLOAT8E5M2FNUZ", "UINT4",    "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0",
-      "UINT2",          "INT2"};
-  const int64_t count = static_cast<int64_t>(sizeof(kNames) / sizeof(kNames[0]));
-  if (onnx_type >= 0 && onnx_type < count) return kNames[onnx_type];
-  return "type " + std::to_string(onnx_type);
-}
-
 // Cast to attribute 'to', or (CastLike) to the dtype of input 1.
 class CastKernel final : public Kernel {
  public:
@@ -284,7 +271,7 @@ class CastKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(attrs.status());
     if (to > std::numeric_limits<int32_t>::max() || to < 0 ||
         !IsSupportedDType(static_cast<int32_t>(to))) {
-      return ctx.Error(ErrorCode::kUnsupportedDtype, "Cast to " + OnnxTypeName(to) +
+      return ctx.Error(ErrorCode::kUnsupportedDtype, "Cast to " + OnnxDataTypeName(to) +
                                                          " is not supported (float32, int32, "
                                                          "int64 and bool are)");
     }

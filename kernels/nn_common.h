@@ -51,6 +51,24 @@ inline int64_t DimProduct(const Shape& shape, size_t begin, size_t end) {
   return overflow ? INT64_MAX : n;
 }
 
+// The mean and variance of n floats, in double and two passes (the mean, then the squares around
+// it: no cancellation). Uncentered, the mean is taken as 0 (the variance is then the mean
+// square, for RMS norms). n = 0 gives zeros.
+struct Moments {
+  double mean = 0, variance = 0;
+};
+inline Moments MomentsOf(const float* x, int64_t n, bool centered = true) {
+  Moments m;
+  if (n == 0) return m;
+  double sum = 0;
+  for (int64_t i = 0; i < n && centered; ++i) sum += x[i];
+  m.mean = sum / static_cast<double>(n);
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) sq += (x[i] - m.mean) * (x[i] - m.mean);
+  m.variance = sq / static_cast<double>(n);
+  return m;
+}
+
 // Allocates `count` floats of kernel scratch as a tensor, so running out of memory is a Status.
 inline Status AllocateScratch(int64_t count, Tensor* out) {
   return Tensor::Allocate(DType::kFloat32, {count}, out);

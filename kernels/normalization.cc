@@ -181,16 +181,10 @@ class InstanceNormKernel : public Kernel {
     for (int64_t p = 0; p < planes_; ++p) {
       const float* xp = x + p * plane_size_;
       float* yp = y + p * plane_size_;
-      // Two passes in double: the mean, then the variance around it (no cancellation).
-      double sum = 0;
-      for (int64_t i = 0; i < plane_size_; ++i) sum += xp[i];
-      const double mean = sum / static_cast<double>(plane_size_);
-      double sq = 0;
-      for (int64_t i = 0; i < plane_size_; ++i) sq += (xp[i] - mean) * (xp[i] - mean);
-      const double var = sq / static_cast<double>(plane_size_);
+      const nn::Moments m = nn::MomentsOf(xp, plane_size_);
       const int64_t c = p % channels_;
-      const float a = static_cast<float>(scale[c] / std::sqrt(var + epsilon_));
-      const float b = static_cast<float>(bias[c] - mean * a);
+      const float a = static_cast<float>(scale[c] / std::sqrt(m.variance + epsilon_));
+      const float b = static_cast<float>(bias[c] - m.mean * a);
       for (int64_t i = 0; i < plane_size_; ++i) yp[i] = xp[i] * a + b;
     }
     return Status::Ok();

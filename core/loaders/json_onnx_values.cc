@@ -7,18 +7,11 @@
 #include "core/loaders/json_base64.h"
 #include "core/loaders/json_dialects.h"
 #include "core/loaders/json_tensor_data.h"
+#include "core/onnx_type_names.h"
 
 namespace webnx {
 namespace jsonl {
 namespace {
-
-constexpr const char* kDataTypeNames[] = {
-    "UNDEFINED",      "FLOAT",    "UINT8",        "INT8",           "UINT16",
-    "INT16",          "INT32",    "INT64",        "STRING",         "BOOL",
-    "FLOAT16",        "DOUBLE",   "UINT32",       "UINT64",         "COMPLEX64",
-    "COMPLEX128",     "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-    "FLOAT8E5M2FNUZ", "UINT4",    "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0",
-    "UINT2",          "INT2"};
 
 constexpr const char* kAttributeTypeNames[] = {
     "UNDEFINED",      "FLOAT",      "INT",        "STRING",  "TENSOR", "GRAPH",
@@ -155,7 +148,7 @@ Status ReadOnnxTensor(const Json& t, const std::string& pointer, const JsonExter
   WEBNX_RETURN_IF_ERROR(MemberOf(t, pointer, {"data_type", "dataType"}, &dt, &dt_at));
   if (!dt) return MalformedAt(pointer, "the tensor has no data_type");
   int32_t type = 0;
-  WEBNX_RETURN_IF_ERROR(ReadEnum(*dt, dt_at, kDataTypeNames, "tensor data type", &type));
+  WEBNX_RETURN_IF_ERROR(ReadEnum(*dt, dt_at, kOnnxDataTypeNames, "tensor data type", &type));
   WEBNX_RETURN_IF_ERROR(CheckStoredType(type, dt_at));
   if (Member(t, "segment"))
     return MalformedAt(Child(pointer, "segment"), "segmented tensors are not supported");
