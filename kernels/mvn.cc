@@ -35,6 +35,7 @@ class MvnKernel final : public Kernel {
       groups *= x[d];
     }
     shape_ = x;
+    index_.assign(x.size(), 0);
     stats_.assign(static_cast<size_t>(2 * groups), 0.0);
     ctx.SetOutput(0, DType::kFloat32, x);
     return Status::Ok();
@@ -66,8 +67,9 @@ class MvnKernel final : public Kernel {
  private:
   // Calls fn(element, its statistics slot) for every element in order.
   template <typename Fn>
-  void ForEachSlot(int64_t n, Fn&& fn) const {
-    std::vector<int64_t> index(shape_.size(), 0);
+  void ForEachSlot(int64_t n, Fn&& fn) {
+    std::vector<int64_t>& index = index_;
+    std::fill(index.begin(), index.end(), 0);
     int64_t slot = 0;
     for (int64_t i = 0; i < n; ++i) {
       fn(i, slot);
@@ -82,6 +84,7 @@ class MvnKernel final : public Kernel {
 
   Shape shape_;
   std::vector<int64_t> kept_strides_;  // 0 along reduced dims
+  std::vector<int64_t> index_;         // the walk's position, sized when planned
   std::vector<double> stats_;          // per slot: sum then mean, sum of squares then 1/std
 };
 

@@ -219,6 +219,9 @@ class ScatterElementsKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
     data_ = data;
     indices_ = indices;
+    strides_.assign(data.size(), 1);
+    for (size_t d = data.size(); d-- > 1;) strides_[d - 1] = strides_[d] * data[d];
+    position_.assign(data.size(), 0);
     dtype_ = ctx.dtype(0);
     node_ = ctx.node().Describe();
     ctx.SetOutput(0, dtype_, data);
@@ -244,8 +247,9 @@ class ScatterElementsKernel final : public Kernel {
   // Where each update goes in data, walking the indices' positions in order.
   Status Offsets(const Tensor& indices) {
     const size_t rank = data_.size();
-    std::vector<int64_t> strides(rank, 1), position(rank, 0);
-    for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * data_[d];
+    const std::vector<int64_t>& strides = strides_;
+    std::vector<int64_t>& position = position_;
+    std::fill(position.begin(), position.end(), 0);
     int64_t* offsets = offsets_.ptr<int64_t>();
     for (int64_t k = 0; k < offsets_.numel(); ++k) {
       int64_t index = indexing::IndexAt(indices, k);
@@ -264,6 +268,8 @@ class ScatterElementsKernel final : public Kernel {
   Combine combine_ = Combine::kNone;
   int64_t axis_ = 0;
   Shape data_, indices_;
+  std::vector<int64_t> strides_;   // data's, in elements
+  std::vector<int64_t> position_;  // the walk over indices, sized when planned
   DType dtype_ = DType::kUndefined;
   std::string node_;
   Tensor offsets_;
