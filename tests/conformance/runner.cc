@@ -146,13 +146,22 @@ bool RunTest(const fs::path& dir, const std::string& model_bytes, std::string* w
 }
 
 // The ops of a model, or false when the bytes are not a model at all.
+// Every (domain, op type) of a graph, its subgraphs' (If, Loop, Scan bodies) included.
+void GraphOps(const onnx::GraphProto& graph, std::set<std::pair<std::string, std::string>>* ops) {
+  for (const auto& node : graph.node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    ops->insert({domain, node.op_type()});
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) GraphOps(attr.g(), ops);
+      for (const auto& g : attr.graphs()) GraphOps(g, ops);
+    }
+  }
+}
+
 bool ModelOps(const std::string& bytes, std::set<std::pair<std::string, std::string>>* ops) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) return false;
-  for (const auto& node : model.graph().node()) {
-    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    ops->insert({domain, node.op_type()});
-  }
+  GraphOps(model.graph(), ops);
   return true;
 }
 
@@ -221,10 +230,13 @@ void RunAll(const Options& o, const std::map<std::string, std::string>& skips, R
     std::string bytes;
     std::set<std::pair<std::string, std::string>> ops;
     if (!ReadFile(dir / "model.onnx", &bytes) || !ModelOps(bytes, &ops) || ops.empty()) continue;
-    bool supported = true;
-    for (const auto& op : ops) supported = supported && registry.Knows(op.first, op.second);
-    if (!supported) {
+    std::string missing;
+    for (const auto& op : ops)
+      if (!registry.Knows(op.first, op.second)) missing += " " + op.second;
+    if (!missing.empty()) {
       ++r->not_applicable;
+      if (o.verbose)
+        std::printf("NOT RUN %s: op%s not implemented\n", name.c_str(), missing.c_str());
       continue;
     }
     Count& count = r->per_op[GroupOf(name, ops)];
