@@ -129,6 +129,40 @@ Status SortAndValidateGraph(Graph* graph) {
   return Status::Ok();
 }
 
+std::vector<std::string> OuterScopeReads(const Graph& graph) {
+  std::set<std::string> defined;
+  for (const auto& in : graph.inputs) defined.insert(in.name);
+  for (const auto& kv : graph.initializers) defined.insert(kv.first);
+  for (const Node& node : graph.nodes) defined.insert(node.outputs.begin(), node.outputs.end());
+  std::vector<std::string> reads;
+  std::set<std::string> seen;
+  auto read = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second) reads.push_back(name);
+  };
+  for (const Node& node : graph.nodes)
+    for (const std::string& name : node.inputs) read(name);
+  for (const auto& out : graph.outputs) read(out.name);
+  return reads;
+}
+
+void CaptureOuterScope(Node* node, const std::vector<Graph*>& subgraphs) {
+  std::vector<std::string> captured;
+  std::set<std::string> seen;
+  for (const Graph* sub : subgraphs) {
+    for (std::string& name : OuterScopeReads(*sub))
+      if (seen.insert(name).second) captured.push_back(std::move(name));
+  }
+  for (Graph* sub : subgraphs) {
+    for (const std::string& name : captured) {
+      ValueInfo info;  // its dtype and shape are the outer value's, known when planned
+      info.name = name;
+      sub->inputs.push_back(std::move(info));
+    }
+  }
+  node->inputs.insert(node->inputs.end(), captured.begin(), captured.end());
+  node->captured_inputs += static_cast<int>(captured.size());
+}
+
 std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node) {
   std::vector<const Tensor*> constants;
   for (const std::string& name : node.inputs) {

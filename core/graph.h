@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct ValueInfo {
   std::vector<Dim> dims;
 };
 
+struct Graph;
+
 struct Attribute {
   enum class Type { kUndefined, kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph };
   Type type = Type::kUndefined;
@@ -36,6 +39,9 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
+  // kGraph: a subgraph (If's branches, Loop's and Scan's bodies). Shared by copies of the node;
+  // loaders make it and nothing changes it afterwards.
+  std::shared_ptr<const Graph> g;
 };
 
 const char* AttributeTypeName(Attribute::Type type);
@@ -47,6 +53,10 @@ struct Node {
   std::vector<std::string> inputs;  // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attrs;
+  // The last `captured_inputs` inputs are values of this graph that the node's subgraphs read
+  // from their outer scope, made explicit by CaptureOuterScope: they
+  // order the node after their producers and keep them alive, like any input.
+  int captured_inputs = 0;
 
   const Attribute* attr(const std::string& key) const {
     auto it = attrs.find(key);
@@ -73,6 +83,14 @@ Status SortAndValidateGraph(Graph* graph);
 // The nodes' indices in a topological order, stable with respect to their order where it can
 // be. MalformedModel when a node reads a value nothing defines, or on a cycle.
 Status TopologicalOrder(const Graph& graph, std::vector<int>* order);
+
+// Names `graph` reads (node inputs, graph outputs) that it does not define: values of an
+// enclosing scope, in the order they are first read.
+std::vector<std::string> OuterScopeReads(const Graph& graph);
+// Makes the outer-scope reads of a node's subgraphs (before they are validated) explicit: each
+// name is appended to the node's inputs (counted by captured_inputs) and to every subgraph's
+// inputs, in one order, so that each graph then validates and sorts on its own.
+void CaptureOuterScope(Node* node, const std::vector<Graph*>& subgraphs);
 
 // The initializers among a node's inputs, by position (null where an input is none).
 std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node);

@@ -57,4 +57,11 @@ Status PlanContext::ExpectDType(int i, std::initializer_list<DType> allowed) con
                                                  ", expected " + names);
 }
 
+ResolvedSubgraph* PlanContext::subgraph(const std::string& name) const {
+  const Attribute* a = node_.attr(name);
+  if (!a || !a->g || !subgraphs_) return nullptr;
+  auto it = subgraphs_->find(a->g.get());
+  return it == subgraphs_->end() ? nullptr : it->second.get();
+}
+
 }  // namespace webnx

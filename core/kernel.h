@@ -10,6 +10,7 @@
 #include "core/constant_cache.h"
 #include "core/epilogue.h"
 #include "core/graph.h"
+#include "core/resolved_graph.h"
 #include "core/tensor.h"
 #include "core/thread_pool.h"
 
@@ -77,6 +78,9 @@ class PlanContext {
   // Constant float32 input form.input in `form`: made once per session and shared by its plans
   // (ConstantCache), or the form that replaced it.
   Status Form(const ConstantForm& form, DerivedForm* out) const;
+  // The node's subgraph attribute `name` as the session prepared it (core/subgraph.h), or null.
+  void set_subgraphs(const SubgraphMap* subgraphs) { subgraphs_ = subgraphs; }
+  ResolvedSubgraph* subgraph(const std::string& name) const;
 
   int num_outputs() const { return static_cast<int>(node_.outputs.size()); }
   bool has_output(int i) const { return i < num_outputs() && !node_.outputs[i].empty(); }
@@ -95,6 +99,7 @@ class PlanContext {
   int since_version_;
   int threads_ = 1;
   ConstantCache* constants_ = nullptr;
+  const SubgraphMap* subgraphs_ = nullptr;
   Attrs attrs_;
   std::vector<const PlannedValue*> inputs_;
   std::vector<PlannedValue> outputs_;

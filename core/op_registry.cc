@@ -109,7 +109,8 @@ Status OpRegistry::CheckArity(const Node& node, int since_version) const {
     if (hi == OpArity::kVariadic) return std::to_string(lo) + " or more";
     return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
   };
-  const int ins = static_cast<int>(node.inputs.size());
+  // Inputs the node's subgraphs read from this graph are not the op's own (CaptureOuterScope).
+  const int ins = static_cast<int>(node.inputs.size()) - node.captured_inputs;
   const int outs = static_cast<int>(node.outputs.size());
   if (ins < a.min_inputs || ins > a.max_inputs) {
     return Status(ErrorCode::kMalformedModel, node.Describe() + " has " + std::to_string(ins) +

@@ -61,6 +61,10 @@ class Plan {
 
   const PlanStats& stats() const { return stats_; }
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
+  // Output k's dtype and shape; its contents too when they were known as the plan was made
+  // (output_known: the same in every run, and readable before any).
+  const Tensor& output(size_t k) const { return *output_slots_[k]; }
+  bool output_known(size_t k) const { return output_known_[k]; }
 
  private:
   // Build's state and steps (core/plan_builder.h).
@@ -77,6 +81,7 @@ class Plan {
   std::vector<Tensor*> input_slots_;
   std::vector<const Tensor*> output_slots_;
   std::vector<Shape> output_shapes_;
+  std::vector<bool> output_known_;
   std::vector<Step> steps_;
   Tensor arena_;  // every activation of the plan, placed by liveness
   int threads_ = 1;

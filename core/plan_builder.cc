@@ -33,14 +33,17 @@ Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {
     const ValueInfo& in = graph_.inputs[i];
     Tensor& slot = plan_->values_[in.name];
-    slot = Tensor::Borrow(in.dtype, inputs[i]->shape, nullptr);  // bound to caller data per run
+    // A subgraph's captured inputs declare no dtype: the value's own is the one (the session
+    // checked a main graph's feeds against the declared dtypes).
+    const DType dtype = inputs[i]->dtype;
+    slot = Tensor::Borrow(dtype, inputs[i]->shape, nullptr);  // bound to caller data per run
     plan_->input_slots_.push_back(&slot);
     const Tensor* value = nullptr;
     if (specialize[i]) {
       WEBNX_RETURN_IF_ERROR(inputs[i]->Clone(&plan_->specialized_inputs_[i]));
       value = &plan_->specialized_inputs_[i];
     }
-    known_[in.name] = PlannedValue{in.dtype, inputs[i]->shape, value};
+    known_[in.name] = PlannedValue{dtype, inputs[i]->shape, value};
   }
   return Status::Ok();
 }
@@ -67,8 +70,8 @@ Status Plan::Builder::AddNode(size_t n) {
   }
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
-  WEBNX_RETURN_IF_ERROR(PlanNode(node, rg_.since_versions[n], rg_.threads, rg_.constants, registry_,
-                                 in_planned, &kernel, &out_planned));
+  WEBNX_RETURN_IF_ERROR(PlanNode(node, rg_.since_versions[n], rg_.threads, rg_.constants,
+                                 &rg_.subgraphs, registry_, in_planned, &kernel, &out_planned));
   WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg_.limits));
   if (all_known || kernel->ReadsOnlyInputShapes())
     return FoldOnHost(node, *kernel, in_planned, out_planned);
@@ -160,6 +163,7 @@ void Plan::Builder::Finish(double start_ms) {
     auto it = plan.values_.find(out.name);
     const Tensor* t = it != plan.values_.end() ? &it->second : known_.at(out.name).value;
     plan.output_slots_.push_back(t);
+    plan.output_known_.push_back(known_.at(out.name).value != nullptr);
     plan.output_shapes_.push_back(t->shape);
   }
   plan.threads_ = rg_.threads;

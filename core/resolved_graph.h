@@ -2,6 +2,8 @@
 // since_versions[i]), with what every plan of a session shares.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "core/constant_cache.h"
@@ -10,12 +12,17 @@
 
 namespace webnx {
 
+struct ResolvedSubgraph;  // core/subgraph.h
+// A graph's nodes' subgraphs, prepared at load, by the Attribute::g they were prepared from.
+using SubgraphMap = std::map<const Graph*, std::shared_ptr<ResolvedSubgraph>>;
+
 struct ResolvedGraph {
   Graph graph;
   std::vector<int> since_versions;
   int threads = 1;  // threads each run may use
   SessionLimits limits;
   ConstantCache* constants = nullptr;  // the session's (plans derive packed weights through it)
+  SubgraphMap subgraphs;               // its nodes' subgraphs (core/subgraph.h)
 
   // Drops the nodes marked in `removed`, keeping since_versions in step.
   void RemoveNodes(const std::vector<bool>& removed) {

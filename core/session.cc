@@ -9,6 +9,8 @@
 #include "core/loaders/onnx_loader.h"
 #include "core/passes/fold_channel_affine.h"
 #include "core/passes/fold_transposes.h"
+#include "core/resolve.h"
+#include "core/subgraph.h"
 
 namespace webnx {
 
@@ -57,133 +59,20 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   if (session->options_.max_cached_plans == 0) session->options_.max_cached_plans = 1;
   session->rg_.threads = std::max(1, std::min(options.num_threads, ThreadPool::MaxThreads()));
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
-  WEBNX_RETURN_IF_ERROR(session->Resolve());
-  WEBNX_RETURN_IF_ERROR(session->FoldConstants());
-  WEBNX_RETURN_IF_ERROR(FoldTransposes(&session->rg_, OpRegistry::Default()));
-  FoldChannelAffines(&session->rg_, OpRegistry::Default());
-  WEBNX_RETURN_IF_ERROR(session->PrepareConstants());
-  session->rg_.constants = &session->constants_;
+  ResolvedGraph& rg = session->rg_;
+  WEBNX_RETURN_IF_ERROR(ResolveNodes(&rg));
+  WEBNX_RETURN_IF_ERROR(FoldConstantNodes(&rg));
+  WEBNX_RETURN_IF_ERROR(FoldTransposes(&rg, OpRegistry::Default()));
+  FoldChannelAffines(&rg, OpRegistry::Default());
+  WEBNX_RETURN_IF_ERROR(ResolveSubgraphs(&rg));
+  WEBNX_RETURN_IF_ERROR(PrepareGraphConstants(rg, &session->constants_));
+  session->stats_.packed_weight_bytes = session->constants_.derived_bytes();
+  session->stats_.packed_in_place_bytes = session->constants_.replaced_bytes();
+  rg.constants = &session->constants_;
   session->FindPlanTimeInputs();
   session->stats_.graph_nodes = session->rg_.graph.nodes.size();
   session->PlanDeclaredShapes();
   *out = std::move(session);
-  return Status::Ok();
-}
-
-// Maps every node to a registered op version; reports all unsupported nodes at once.
-Status Session::Resolve() {
-  const OpRegistry& registry = OpRegistry::Default();
-  const Graph& graph = rg_.graph;
-  rg_.since_versions.assign(graph.nodes.size(), 0);
-  // One line per distinct (domain, op, opset), listing the nodes that use it.
-  std::map<std::string, std::vector<std::string>> missing;
-  bool unknown_op = false;  // missing altogether, not only at this opset
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const Node& node = graph.nodes[i];
-    auto opset = graph.opsets.find(node.domain);
-    std::string op = node.domain.empty() ? node.op_type : node.domain + ":" + node.op_type;
-    if (opset == graph.opsets.end()) {
-      missing[op + " (domain '" + node.domain + "' is not imported by the model)"].push_back(
-          node.name);
-      unknown_op = true;
-      continue;
-    }
-    int v = registry.Resolve(node.domain, node.op_type, opset->second);
-    if (v == 0) {
-      unknown_op = unknown_op || !registry.Knows(node.domain, node.op_type);
-      std::string why = registry.Knows(node.domain, node.op_type)
-                            ? " at opset " + std::to_string(opset->second) +
-                                  " (no implementation of a version that old)"
-                            : " at opset " + std::to_string(opset->second);
-      missing[op + why].push_back(node.name);
-      continue;
-    }
-    rg_.since_versions[i] = v;
-  }
-  if (missing.empty()) {
-    // Input and output counts once, at load: a malformed node fails here, not in every plan.
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-      WEBNX_RETURN_IF_ERROR(registry.CheckArity(graph.nodes[i], rg_.since_versions[i]));
-    return Status::Ok();
-  }
-  auto def = graph.opsets.find("");
-  const bool old_opset = !unknown_op && def != graph.opsets.end() && def->second < kMinDefaultOpset;
-  std::string msg =
-      old_opset ? "the model imports opset " + std::to_string(def->second) +
-                      " of the default domain; webnx supports opsets " +
-                      std::to_string(kMinDefaultOpset) + " to " + std::to_string(kMaxDefaultOpset) +
-                      ", and older ones only where it implements every op at that opset: "
-                : std::string();
-  msg += std::to_string(missing.size()) + " unsupported operator" +
-         (missing.size() == 1 ? "" : "s") + ": ";
-  bool first = true;
-  for (const auto& kv : missing) {
-    msg += (first ? "" : "; ") + kv.first + " used by ";
-    first = false;
-    for (size_t i = 0; i < kv.second.size() && i < 3; ++i)
-      msg += (i ? ", '" : "'") + kv.second[i] + "'";
-    if (kv.second.size() > 3) msg += " and " + std::to_string(kv.second.size() - 3) + " more";
-  }
-  return Status(old_opset ? ErrorCode::kUnsupportedOpset : ErrorCode::kUnsupportedOperator, msg);
-}
-
-// Asks every node for the forms it reads constants in, and lets the cache replace the constants
-// the rule in core/constant_cache.h allows, before any plan can see them.
-Status Session::PrepareConstants() {
-  const OpRegistry& registry = OpRegistry::Default();
-  const Graph& graph = rg_.graph;
-  std::vector<ConstantCache::Declared> declared;
-  std::vector<ConstantForm> forms;
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const Node& node = graph.nodes[n];
-    std::unique_ptr<Kernel> kernel = registry.Create(node.domain, node.op_type);
-    if (!kernel) continue;
-    FormContext ctx(node, rg_.since_versions[n], ConstantInputs(graph, node));
-    forms.clear();
-    kernel->DeclareForms(ctx, &forms);
-    for (ConstantForm& form : forms) {
-      if (const Tensor* c = ctx.constant(form.input))
-        declared.push_back(ConstantCache::Declared{c, std::move(form)});
-    }
-  }
-  WEBNX_RETURN_IF_ERROR(constants_.Prepare(graph, declared));
-  stats_.packed_weight_bytes = constants_.derived_bytes();
-  stats_.packed_in_place_bytes = constants_.replaced_bytes();
-  return Status::Ok();
-}
-
-// Evaluates once, at load, every node whose inputs are all initializers (Constant nodes,
-// Identity of weights, weight reshapes...), turning its outputs into initializers.
-Status Session::FoldConstants() {
-  Graph& graph = rg_.graph;
-  const OpRegistry& registry = OpRegistry::Default();
-  std::vector<bool> folded(graph.nodes.size(), false);
-  // Folded outputs join the weights under limits.maxInitializerBytes.
-  int64_t constant_bytes = 0;
-  for (const auto& kv : graph.initializers) constant_bytes += kv.second.nbytes();
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const Node& node = graph.nodes[n];
-    std::vector<const Tensor*> inputs;
-    bool all_constant = true;
-    for (const auto& name : node.inputs) {
-      auto it = name.empty() ? graph.initializers.end() : graph.initializers.find(name);
-      all_constant = all_constant && (name.empty() || it != graph.initializers.end());
-      inputs.push_back(it == graph.initializers.end() ? nullptr : &it->second);
-    }
-    if (!all_constant) continue;
-    std::vector<Tensor> outputs;
-    WEBNX_RETURN_IF_ERROR(
-        EvaluateNode(node, rg_.since_versions[n], registry, inputs, &outputs, rg_.limits));
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      WEBNX_RETURN_IF_ERROR(AddInitializerBytes(static_cast<int64_t>(outputs[i].nbytes()),
-                                                rg_.limits, node.Describe(), &constant_bytes));
-    }
-    for (size_t i = 0; i < node.outputs.size(); ++i) {
-      if (!node.outputs[i].empty()) graph.initializers[node.outputs[i]] = std::move(outputs[i]);
-    }
-    folded[n] = true;
-  }
-  rg_.RemoveNodes(folded);
   return Status::Ok();
 }
 

@@ -78,9 +78,6 @@ class Session {
 
  private:
   Session() = default;
-  Status Resolve();
-  Status FoldConstants();
-  Status PrepareConstants();
   // Which graph inputs nodes read where their kernels need contents when planned.
   void FindPlanTimeInputs();
   Status CheckFeeds(const std::vector<NamedTensor>& feeds,
