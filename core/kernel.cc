@@ -57,6 +57,14 @@ Status PlanContext::ExpectDType(int i, std::initializer_list<DType> allowed) con
                                                  ", expected " + names);
 }
 
+void PlanContext::set_graph(const ResolvedGraph* graph) {
+  if (!graph) return;
+  set_threads(graph->threads);
+  constants_ = graph->constants;
+  subgraphs_ = &graph->subgraphs;
+  limits_ = graph->limits;
+}
+
 ResolvedSubgraph* PlanContext::subgraph(const std::string& name) const {
   const Attribute* a = node_.attr(name);
   if (!a || !a->g || !subgraphs_) return nullptr;

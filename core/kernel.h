@@ -78,9 +78,12 @@ class PlanContext {
   // Constant float32 input form.input in `form`: made once per session and shared by its plans
   // (ConstantCache), or the form that replaced it.
   Status Form(const ConstantForm& form, DerivedForm* out) const;
+  // The graph the node is in, as its session resolved it (null outside a session): its
+  // threads, derived constants, subgraphs and limits.
+  void set_graph(const ResolvedGraph* graph);
   // The node's subgraph attribute `name` as the session prepared it (core/subgraph.h), or null.
-  void set_subgraphs(const SubgraphMap* subgraphs) { subgraphs_ = subgraphs; }
   ResolvedSubgraph* subgraph(const std::string& name) const;
+  const SessionLimits& limits() const { return limits_; }
 
   int num_outputs() const { return static_cast<int>(node_.outputs.size()); }
   bool has_output(int i) const { return i < num_outputs() && !node_.outputs[i].empty(); }
@@ -100,6 +103,7 @@ class PlanContext {
   int threads_ = 1;
   ConstantCache* constants_ = nullptr;
   const SubgraphMap* subgraphs_ = nullptr;
+  SessionLimits limits_;
   Attrs attrs_;
   std::vector<const PlannedValue*> inputs_;
   std::vector<PlannedValue> outputs_;

@@ -24,6 +24,7 @@ const std::vector<LimitField>& LimitFields() {
       {"maxGraphDepth", &SessionLimits::max_graph_depth},
       {"maxStringLength", &SessionLimits::max_string_length},
       {"maxSubgraphDepth", &SessionLimits::max_subgraph_depth},
+      {"maxLoopIterations", &SessionLimits::max_loop_iterations},
   };
   return fields;
 }

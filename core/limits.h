@@ -28,6 +28,8 @@ struct SessionLimits {
   int64_t max_graph_depth = 1000000;                 // limits.maxGraphDepth: longest chain
   int64_t max_string_length = int64_t{1} << 20;      // limits.maxStringLength: bytes
   int64_t max_subgraph_depth = 16;                   // limits.maxSubgraphDepth: nesting
+  // Iterations of one Loop whose end only its run decides (a condition computed from data).
+  int64_t max_loop_iterations = int64_t{1} << 24;  // limits.maxLoopIterations
 };
 
 // One limit by its JS name ("maxNodes"), for the bindings and for messages.

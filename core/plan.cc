@@ -29,8 +29,8 @@ Status EvaluateNode(const Node& node, int since_version, const OpRegistry& regis
   }
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
-  WEBNX_RETURN_IF_ERROR(PlanNode(node, since_version, 1, nullptr, nullptr, registry, planned_ptrs,
-                                 &kernel, &out_planned));
+  WEBNX_RETURN_IF_ERROR(
+      PlanNode(node, since_version, nullptr, registry, planned_ptrs, &kernel, &out_planned));
   WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, limits));
   WEBNX_RETURN_IF_ERROR(AllocateOutputs(node, out_planned, outputs));
   return RunKernel(node, *kernel, inputs, outputs);

@@ -70,8 +70,8 @@ Status Plan::Builder::AddNode(size_t n) {
   }
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
-  WEBNX_RETURN_IF_ERROR(PlanNode(node, rg_.since_versions[n], rg_.threads, rg_.constants,
-                                 &rg_.subgraphs, registry_, in_planned, &kernel, &out_planned));
+  WEBNX_RETURN_IF_ERROR(
+      PlanNode(node, rg_.since_versions[n], &rg_, registry_, in_planned, &kernel, &out_planned));
   WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg_.limits));
   if (all_known || kernel->ReadsOnlyInputShapes())
     return FoldOnHost(node, *kernel, in_planned, out_planned);

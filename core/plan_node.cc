@@ -2,18 +2,15 @@
 
 namespace webnx {
 
-Status PlanNode(const Node& node, int since_version, int threads, ConstantCache* constants,
-                const SubgraphMap* subgraphs, const OpRegistry& registry,
-                const std::vector<const PlannedValue*>& inputs, std::unique_ptr<Kernel>* kernel,
-                std::vector<PlannedValue>* outputs) {
+Status PlanNode(const Node& node, int since_version, const ResolvedGraph* graph,
+                const OpRegistry& registry, const std::vector<const PlannedValue*>& inputs,
+                std::unique_ptr<Kernel>* kernel, std::vector<PlannedValue>* outputs) {
   *kernel = registry.Create(node.domain, node.op_type);
   if (!*kernel) {
     return Status(ErrorCode::kUnsupportedOperator, node.Describe() + " has no registered kernel");
   }
   PlanContext ctx(node, since_version, inputs);
-  ctx.set_threads(threads);
-  ctx.set_constants(constants);
-  ctx.set_subgraphs(subgraphs);
+  ctx.set_graph(graph);
   WEBNX_RETURN_IF_ERROR((*kernel)->Plan(ctx));
   WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
   for (int i = 0; i < ctx.num_outputs(); ++i) {

@@ -13,11 +13,10 @@
 namespace webnx {
 
 // Plans one node: returns its kernel with outputs' dtypes and shapes in `outputs`.
-// `subgraphs`: those of the graph the node is in (null outside a session).
-Status PlanNode(const Node& node, int since_version, int threads, ConstantCache* constants,
-                const SubgraphMap* subgraphs, const OpRegistry& registry,
-                const std::vector<const PlannedValue*>& inputs, std::unique_ptr<Kernel>* kernel,
-                std::vector<PlannedValue>* outputs);
+// `graph`: the graph the node is in (null outside a session: one thread, no derived constants).
+Status PlanNode(const Node& node, int since_version, const ResolvedGraph* graph,
+                const OpRegistry& registry, const std::vector<const PlannedValue*>& inputs,
+                std::unique_ptr<Kernel>* kernel, std::vector<PlannedValue>* outputs);
 // Every output within the session's limits before anything is allocated or placed for it
 // (this also catches a kernel's shape inference going negative or overflowing).
 Status CheckPlannedOutputs(const Node& node, const std::vector<PlannedValue>& planned,

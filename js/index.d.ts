@@ -96,6 +96,8 @@ export interface SessionLimits {
   maxStringLength?: number;
   /** Nesting of subgraphs (If/Loop bodies) (16). */
   maxSubgraphDepth?: number;
+  /** Iterations of one Loop whose end is decided by its data as it runs (16,777,216). */
+  maxLoopIterations?: number;
 }
 
 export interface SessionStats {

@@ -37,6 +37,9 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterGroupNormKernels(r);
   RegisterLpNormKernels(r);
   RegisterMvnKernels(r);
+  RegisterIfKernels(r);
+  RegisterLoopKernels(r);
+  RegisterScanKernels(r);
 }
 
 }  // namespace webnx

@@ -37,6 +37,9 @@ void RegisterOneHotKernels(OpRegistry& r);         // one_hot.cc
 void RegisterGroupNormKernels(OpRegistry& r);      // group_norm.cc (GroupNormalization)
 void RegisterLpNormKernels(OpRegistry& r);         // lp_norm.cc (LpNormalization)
 void RegisterMvnKernels(OpRegistry& r);            // mvn.cc (MeanVarianceNormalization)
+void RegisterIfKernels(OpRegistry& r);             // control_flow_if.cc
+void RegisterLoopKernels(OpRegistry& r);           // control_flow_loop.cc
+void RegisterScanKernels(OpRegistry& r);           // control_flow_scan.cc
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)

@@ -60,6 +60,10 @@ NodeRef& NodeRef::TensorAttr(const std::string& name, const onnx::TensorProto& t
   *AddAttr(node_, name, onnx::AttributeProto::TENSOR)->mutable_t() = t;
   return *this;
 }
+NodeRef& NodeRef::Graph(const std::string& name, const onnx::GraphProto& g) {
+  *AddAttr(node_, name, onnx::AttributeProto::GRAPH)->mutable_g() = g;
+  return *this;
+}
 NodeRef& NodeRef::Domain(const std::string& domain) {
   node_->set_domain(domain);
   return *this;

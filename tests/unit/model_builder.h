@@ -42,6 +42,8 @@ class NodeRef {
   NodeRef& Ints(const std::string& name, const std::vector<int64_t>& v);
   NodeRef& Floats(const std::string& name, const std::vector<float>& v);
   NodeRef& TensorAttr(const std::string& name, const onnx::TensorProto& t);
+  // A subgraph (If's branches, Loop's and Scan's bodies): build it with a ModelBuilder's graph().
+  NodeRef& Graph(const std::string& name, const onnx::GraphProto& g);
   NodeRef& Domain(const std::string& domain);
   onnx::NodeProto* proto() { return node_; }
 

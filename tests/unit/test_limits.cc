@@ -145,10 +145,10 @@ TEST(Limits, SubgraphNesting) {
                              limits, &g),
                ErrorCode::kMalformedModel,
                "nests subgraphs at depth 4; the limit is 3 (limits.maxSubgraphDepth)");
-  // Within the limit, loading goes on to what it does not support.
+  // Within the limit, loading goes on to the Ifs themselves: these have no condition.
   std::unique_ptr<Session> session;
-  EXPECT_EQ(CreateSession(nested(3), &session, WithLimits(limits)).code(),
-            ErrorCode::kUnsupportedOperator);
+  EXPECT_ERROR(CreateSession(nested(3), &session, WithLimits(limits)), ErrorCode::kMalformedModel,
+               "node 'if2' (If) has 0 inputs; If-13 takes 1");
 }
 
 TEST(Limits, InitializerBytesBeforeAllocating) {

@@ -276,5 +276,60 @@ TEST(ShapeOrder, SequenceKernelsOverChangingLengths) {
   ExpectOrderFree(mb.Bytes(), {{2, 33, d}, {1, 3, d}, {3, 64, d}, {1, 3, d}, {2, 7, d}});
 }
 
+// Control flow over a dynamic sequence: an If chosen by the data, a Scan along it with a
+// recurrent state, and a Loop whose trip count is the sequence length (known when planned).
+TEST(ShapeOrder, ControlFlowOverChangingLengths) {
+  constexpr int64_t d = 8;
+  ModelBuilder then_b, else_b, scan_body, loop_body;
+  then_b.Node("MatMul", {"X", "W"}, {"t"});
+  then_b.Output("t", kOnnxFloat, {"B", "S", d});
+  else_b.Node("MatMul", {"X", "W2"}, {"e0"});
+  else_b.Node("Relu", {"e0"}, {"e"});
+  else_b.Output("e", kOnnxFloat, {"B", "S", d});
+  scan_body.Input("h_in", kOnnxFloat, {"B", d});
+  scan_body.Input("x_t", kOnnxFloat, {"B", d});
+  scan_body.Node("MatMul", {"h_in", "R"}, {"hr"});
+  scan_body.Node("Add", {"hr", "x_t"}, {"pre"});
+  scan_body.Node("Tanh", {"pre"}, {"h_out"});
+  scan_body.Node("Identity", {"h_out"}, {"y_t"});
+  scan_body.Output("h_out", kOnnxFloat, {"B", d});
+  scan_body.Output("y_t", kOnnxFloat, {"B", d});
+  loop_body.Input("i", kOnnxInt64, {});
+  loop_body.Input("c_in", kOnnxBool, {});
+  loop_body.Input("s_in", kOnnxFloat, {"B", d});
+  loop_body.Node("Identity", {"c_in"}, {"c_out"});
+  loop_body.Node("Mul", {"s_in", "half"}, {"s_half"});
+  loop_body.Node("Add", {"s_half", "H"}, {"s_out"});
+  loop_body.Output("c_out", kOnnxBool, {});
+  loop_body.Output("s_out", kOnnxFloat, {"B", d});
+  ModelBuilder mb(16);
+  mb.Input("X", kOnnxFloat, {"B", "S", d});
+  mb.FloatInit("W", {d, d}, RandomFloats(d * d, 95));
+  mb.FloatInit("W2", {d, d}, RandomFloats(d * d, 96));
+  mb.FloatInit("R", {d, d}, RandomFloats(d * d, 97, -0.5f, 0.5f));
+  mb.FloatInit("zero", {}, {0.f});
+  mb.FloatInit("half", {}, {0.5f});
+  mb.Int64Init("one", {1}, {1});
+  mb.Int64Init("two", {1}, {2});
+  mb.Node("ReduceSum", {"X"}, {"sum"}).Int("keepdims", 0);
+  mb.Node("Greater", {"sum", "zero"}, {"c"});
+  mb.Node("If", {"c"}, {"P"}, "choose")
+      .Graph("then_branch", then_b.graph())
+      .Graph("else_branch", else_b.graph());
+  mb.Node("ReduceMean", {"P"}, {"h0"}).Ints("axes", {1}).Int("keepdims", 0);
+  mb.Node("Scan", {"h0", "P"}, {"H", "Y"}, "recur")
+      .Graph("body", scan_body.graph())
+      .Int("num_scan_inputs", 1)
+      .Ints("scan_input_axes", {1})
+      .Ints("scan_output_axes", {1});
+  mb.Node("Shape", {"X"}, {"shape"});
+  mb.Node("Slice", {"shape", "one", "two"}, {"len1"});
+  mb.Node("Squeeze", {"len1"}, {"len"});
+  mb.Node("Loop", {"len", "", "h0"}, {"L"}, "repeat").Graph("body", loop_body.graph());
+  mb.Output("Y", kOnnxFloat, {"B", "S", d});
+  mb.Output("L", kOnnxFloat, {"B", d});
+  ExpectOrderFree(mb.Bytes(), {{2, 33, d}, {1, 3, d}, {3, 64, d}, {1, 3, d}, {2, 7, d}});
+}
+
 }  // namespace
 }  // namespace webnx::testing
