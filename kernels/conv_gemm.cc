@@ -16,6 +16,13 @@ Status PackedGemm::Plan(PlanContext& ctx) {
   WEBNX_RETURN_IF_ERROR(ctx.Form(conv_forms::PackedLhs(s_.groups, s_.group_out, k_), &packed));
   buffers_.weights = packed.head;
   geometry_ = Geometry();
+  const nn::WindowAxis& ad = s_.axes[0];
+  im2col_3d_ = !pointwise_ && (ad.kernel != 1 || ad.out != 1 || ad.in != 1);
+  depth_out_ = im2col_3d_ ? ad.out : 1;
+  slice_plane_ = s_.out_plane / depth_out_;
+  depth_ = simd::DepthWindow{static_cast<int>(ad.in), static_cast<int>(ad.kernel),
+                             static_cast<int>(ad.stride), static_cast<int>(ad.pad_begin),
+                             static_cast<int>(ad.dilation)};
   PlanTasks(ctx.threads());
   int block = 0;  // the widest column block
   for (int64_t b = 0; b < col_blocks_; ++b)
@@ -25,12 +32,12 @@ Status PackedGemm::Plan(PlanContext& ctx) {
                                        &buffers_.scratch);
 }
 
-// The tasks: (image, group, column block, row chunk).
+// The tasks: (image, group, output depth slice, column block, row chunk).
 void PackedGemm::PlanTasks(int threads) {
-  const int64_t images = s_.batch * s_.groups;
+  const int64_t images = s_.batch * s_.groups * depth_out_;
   unpacked_rhs_ = pointwise_ && simd::GemmPrefersUnpackedRhs(static_cast<int>(s_.group_out), k_);
   const int column_block = simd::GemmColumnBlock(k_);
-  col_blocks_ = (s_.out_plane + column_block - 1) / column_block;
+  col_blocks_ = (slice_plane_ + column_block - 1) / column_block;
   if (threads > 1 && images * col_blocks_ < 8 * threads) {
     // Few tasks: as many column blocks as make their count a multiple of the threads, of
     // nearly equal widths, so that no thread waits for another's last block (MobileNetV2's
@@ -47,8 +54,8 @@ void PackedGemm::PlanTasks(int threads) {
 // The first output column of column block `b` (b = col_blocks_: the end): blocks of nearly
 // equal widths, each starting at a multiple of the GEMM's panel width.
 int PackedGemm::ColumnBlockStart(int64_t b) const {
-  if (b >= col_blocks_) return static_cast<int>(s_.out_plane);
-  return static_cast<int>(b * s_.out_plane / col_blocks_ / simd::kGemmNr * simd::kGemmNr);
+  if (b >= col_blocks_) return static_cast<int>(slice_plane_);
+  return static_cast<int>(b * slice_plane_ / col_blocks_ / simd::kGemmNr * simd::kGemmNr);
 }
 
 simd::Conv2DGeometry PackedGemm::Geometry() const {
@@ -71,8 +78,8 @@ simd::Conv2DGeometry PackedGemm::Geometry() const {
   return g;
 }
 
-// Work is split into tasks over (image, group, column block, row chunk); each task writes its
-// own outputs with its own scratch.
+// Work is split into tasks over (image, group, depth slice, column block, row chunk); each task
+// writes its own outputs with its own scratch.
 void PackedGemm::Run(const RunContext& ctx, const RunArgs& args) {
   const float* x = args.x;
   const float* bias = args.bias;
@@ -81,11 +88,13 @@ void PackedGemm::Run(const RunContext& ctx, const RunArgs& args) {
   const int k = k_;
   const int64_t images = s_.batch * s_.groups;
   const int n = static_cast<int>(s_.out_plane);
+  const int64_t slices = depth_out_;
   const size_t per_group = simd::PackedLhsSize(static_cast<int>(s_.group_out), k);
-  ctx.ParallelFor(images * col_blocks_ * row_chunks_, [&](int64_t task, int slot) {
+  ctx.ParallelFor(images * slices * col_blocks_ * row_chunks_, [&](int64_t task, int slot) {
     const int64_t row_chunk = task % row_chunks_;
     const int64_t col_block = task / row_chunks_ % col_blocks_;
-    const int64_t image = task / row_chunks_ / col_blocks_;
+    const int64_t slice = task / row_chunks_ / col_blocks_ % slices;
+    const int64_t image = task / row_chunks_ / col_blocks_ / slices;
     const int64_t nb = image / s_.groups, g = image % s_.groups;
     const int64_t row0 = row_chunk * chunk_rows_;
     const int rows = static_cast<int>(std::min(chunk_rows_, s_.group_out - row0));
@@ -101,7 +110,8 @@ void PackedGemm::Run(const RunContext& ctx, const RunArgs& args) {
     ep.max = s_.epilogue.clamp_hi;
     ep.activation = ActivationOf(s_.epilogue.function);
     const float* packed_w = buffers_.weights.ptr<float>() + g * per_group + row0 * k;
-    const int64_t out_offset = (nb * s_.out_channels + g * s_.group_out + row0) * s_.out_plane;
+    const int64_t out_offset =
+        (nb * s_.out_channels + g * s_.group_out + row0) * s_.out_plane + slice * slice_plane_;
     float* yg = y + out_offset;
     ep.addend = addend ? addend + out_offset + j0 : nullptr;
     if (unpacked_rhs_) {
@@ -110,6 +120,8 @@ void PackedGemm::Run(const RunContext& ctx, const RunArgs& args) {
     }
     if (pointwise_) {
       simd::PackRhs(xg + j0, k, cols, n, panels);
+    } else if (im2col_3d_) {
+      simd::Im2ColPanels3D(geometry_, depth_, static_cast<int>(slice), xg, j0, cols, panels);
     } else {
       simd::Im2ColPanels(geometry_, xg, j0, cols, panels);
     }

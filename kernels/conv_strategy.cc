@@ -18,9 +18,9 @@ Path PathOf(const ConvShape& s) {
 
 }  // namespace
 
-// The scalar reference, unless W is constant and the conv 2-D: then the SIMD paths, which pack
-// each group's weights as the GEMM's left matrix (or transform them for Winograd), or keep them
-// for the depthwise kernel.
+// The scalar reference, unless W is constant: then the SIMD paths, which pack each group's
+// weights as the GEMM's left matrix (2-D and 3-D), transform them for Winograd or keep them for
+// the depthwise kernel (2-D).
 Status ChooseStrategy(PlanContext& ctx, ConvShape& s, Strategy* strategy) {
   s.bias.clear();
   const Path path = PathOf(s);
@@ -33,7 +33,7 @@ Status ChooseStrategy(PlanContext& ctx, ConvShape& s, Strategy* strategy) {
   const bool two_d = s.axes[0].kernel == 1 && s.axes[0].out == 1 && s.axes[0].in == 1;
   const bool fits_int = reference.col_rows() < INT32_MAX && s.out_plane < INT32_MAX &&
                         s.group_in * s.kernel_size < INT32_MAX;
-  if (!ctx.is_constant(1) || !two_d || !fits_int ||
+  if (!ctx.is_constant(1) || !fits_int || (path == Path::kDirect && !two_d) ||
       (path == Path::kDirect && s.group_out != 1)) {  // last: depthwise multiplier > 1
     if (!replaced) return Status::Ok();
     return ctx.Error(ErrorCode::kOutOfMemory,
@@ -48,7 +48,7 @@ Status ChooseStrategy(PlanContext& ctx, ConvShape& s, Strategy* strategy) {
     if (replaced) return ctx.Error(ErrorCode::kInternal, "a depthwise W was replaced at load");
     return strategy->emplace<Depthwise>(s, ctx.constant(1)->ptr<float>()).Plan(ctx);
   }
-  if (path == Path::kIm2Col && Winograd::Takes(s)) {
+  if (path == Path::kIm2Col && two_d && Winograd::Takes(s)) {
     Winograd& winograd = strategy->emplace<Winograd>(s);
     if (winograd.ReadWeights(ctx)) return winograd.Plan(ctx);
   }

@@ -83,10 +83,17 @@ bool StaticPadsBefore(Attrs& attrs, int64_t kernel_h, int64_t kernel_w, bool uni
 
 void Declare(FormContext& ctx, std::vector<ConstantForm>* forms) {
   const Tensor* w = ctx.constant(1);
-  if (!w || w->dtype != DType::kFloat32 || w->shape.size() != 4) return;
+  if (!w || w->dtype != DType::kFloat32 || (w->shape.size() != 4 && w->shape.size() != 5)) return;
   Attrs& attrs = ctx.attrs();
   const int64_t groups = attrs.Int("group", 1);
   const int64_t out_channels = w->shape[0], group_in = w->shape[1];
+  if (w->shape.size() == 5) {  // 3-D: the packed GEMM only
+    const int64_t taps = w->shape[2] * w->shape[3] * w->shape[4];
+    if (groups < 1 || out_channels < 1 || out_channels % groups != 0 || group_in < 2) return;
+    if (taps < 1 || taps >= INT32_MAX / group_in) return;
+    forms->push_back(PackedLhs(groups, out_channels / groups, static_cast<int>(group_in * taps)));
+    return;
+  }
   const int64_t kernel_h = w->shape[2], kernel_w = w->shape[3];
   if (groups < 1 || out_channels < 1 || out_channels % groups != 0 || group_in < 2) return;
   if (kernel_h < 1 || kernel_w < 1 || group_in * kernel_h * kernel_w >= INT32_MAX) return;

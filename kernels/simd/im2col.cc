@@ -116,4 +116,32 @@ void Im2ColPanels(const Conv2DGeometry& g, const float* x, int first, int count,
   }
 }
 
+// Each (channel, kd) is one plane of x, or a plane of padding: its rows of a panel are that
+// plane's 2-D rows.
+void Im2ColPanels3D(const Conv2DGeometry& g, const DepthWindow& depth, int out_d, const float* x,
+                    int first, int count, float* packed) {
+  Conv2DGeometry plane_geometry = g;
+  plane_geometry.channels = 1;
+  const size_t plane = static_cast<size_t>(g.in_h) * g.in_w;
+  const size_t plane_rows = static_cast<size_t>(g.kernel_h) * g.kernel_w * kGemmNr;
+  for (int j = 0; j < count; j += kGemmNr) {
+    const PanelOrigin o = OriginOf(plane_geometry, first + j, count - j);
+    for (int c = 0; c < g.channels; ++c) {
+      const float* xc = x + static_cast<size_t>(c) * depth.in * plane;
+      for (int kd = 0; kd < depth.kernel; ++kd, packed += plane_rows) {
+        const int id = out_d * depth.stride - depth.pad_begin + kd * depth.dilation;
+        if (id < 0 || id >= depth.in) {
+          for (size_t i = 0; i < plane_rows; ++i) packed[i] = 0.f;
+        } else if (o.one_row) {
+          InteriorPanel(plane_geometry, xc + id * plane, o, packed);
+        } else if (o.all_inside) {
+          GatherPanel(plane_geometry, xc + id * plane, o, packed);
+        } else {
+          BorderPanel(plane_geometry, xc + id * plane, o, packed);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace webnx::simd

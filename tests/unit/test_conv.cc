@@ -159,6 +159,12 @@ TEST(Conv, RandomCasesMatchNaive) {
       {1, 4, 4, 4, {13}, {3}, {1}, {1}, {1, 1}, true},
       {1, 3, 2, 1, {5, 6, 4}, {2, 3, 2}, {2, 1, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 0}, true},
       {1, 2, 4, 2, {4, 5, 5}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, false},
+      // 3-D on the packed GEMM (constant W): rows of 8+ outputs (interior panels), stride 2 in
+      // width, depth stride and dilation, groups, depth padding, and 1x1x1.
+      {2, 5, 6, 1, {6, 9, 11}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, true},
+      {1, 4, 3, 1, {5, 12, 20}, {2, 3, 3}, {2, 1, 2}, {2, 1, 1}, {0, 1, 1, 1, 1, 0}, true},
+      {1, 6, 4, 2, {7, 5, 9}, {3, 1, 3}, {1, 1, 1}, {1, 1, 1}, {2, 0, 1, 1, 0, 1}, false},
+      {1, 5, 3, 1, {3, 4, 5}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, true},
       // Kernel larger than the input, covered by padding.
       {1, 2, 3, 1, {2, 3}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, true},
       // Tall output that needs several im2col bands.

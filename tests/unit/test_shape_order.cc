@@ -212,6 +212,22 @@ TEST(ShapeOrder, OneDimensionalConvOnTheScalarPath) {
   ExpectOrderFree(mb.Bytes(), {{2, 4, 50}, {1, 4, 3}, {3, 4, 90}, {1, 4, 3}, {4, 4, 17}});
 }
 
+// Video convs: the packed GEMM over blocks of one output depth slice, depth padding included.
+TEST(ShapeOrder, ThreeDimensionalConvOnThePackedGemm) {
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", 5, "D", "H", "W"});
+  mb.FloatInit("W", {6, 5, 3, 3, 3}, RandomFloats(6 * 5 * 27, 75));
+  mb.Node("Conv", {"X", "W"}, {"C"}, "conv3d")
+      .Ints("kernel_shape", {3, 3, 3})
+      .Ints("strides", {1, 2, 1})
+      .Ints("pads", {1, 1, 1, 1, 1, 1});
+  mb.Node("Relu", {"C"}, {"Y"}, "relu");
+  mb.Output("Y", kOnnxFloat, {"N", 6, "D", "H2", "W"});
+  ExpectOrderFree(
+      mb.Bytes(),
+      {{2, 5, 6, 20, 18}, {1, 5, 1, 3, 2}, {1, 5, 9, 30, 33}, {1, 5, 1, 3, 2}, {3, 5, 4, 9, 11}});
+}
+
 // A conv whose BatchNormalization folds into it at load, in a graph exported in NHWC whose
 // transposes fold away at load (core/passes/): the folded graph over changing sizes.
 TEST(ShapeOrder, FoldedBatchNormAndTransposesOverChangingSizes) {
