@@ -17,9 +17,15 @@
 namespace webnx {
 namespace {
 
-// Subgraph nesting is bounded before anything is read: each level is recursion for anything
-// that walks them.
-Status CheckSubgraphNesting(const onnx::GraphProto& g, int64_t depth, const SessionLimits& limits) {
+// Subgraph nesting is bounded before anything is read (each level is recursion for anything
+// that walks them), and so are the nodes of every graph together (`nodes` counts them).
+Status CheckSubgraphNesting(const onnx::GraphProto& g, int64_t depth, const SessionLimits& limits,
+                            int64_t* nodes) {
+  *nodes += g.node_size();
+  if (*nodes > limits.max_nodes) {
+    return LimitError(ErrorCode::kMalformedModel, "the model has", *nodes,
+                      " nodes with its subgraphs'", limits.max_nodes, "maxNodes");
+  }
   for (const auto& node : g.node()) {
     for (const auto& attr : node.attribute()) {
       if (!attr.has_g() && attr.graphs_size() == 0) continue;
@@ -29,9 +35,10 @@ Status CheckSubgraphNesting(const onnx::GraphProto& g, int64_t depth, const Sess
             "node '" + node.name() + "' (" + node.op_type() + ") nests subgraphs at depth",
             depth + 1, "", limits.max_subgraph_depth, "maxSubgraphDepth");
       }
-      if (attr.has_g()) WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(attr.g(), depth + 1, limits));
+      if (attr.has_g())
+        WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(attr.g(), depth + 1, limits, nodes));
       for (const auto& sub : attr.graphs())
-        WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(sub, depth + 1, limits));
+        WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(sub, depth + 1, limits, nodes));
     }
   }
   return Status::Ok();
@@ -105,7 +112,8 @@ Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionL
     return LimitError(ErrorCode::kMalformedModel, "the model has", g.node_size(), " nodes",
                       limits.max_nodes, "maxNodes");
   }
-  WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(g, 0, limits));
+  int64_t all_nodes = 0;
+  WEBNX_RETURN_IF_ERROR(CheckSubgraphNesting(g, 0, limits, &all_nodes));
   LoadBudget budget{limits};
   graph->initializers.clear();
   if (detached && payloads.initializers.size() != static_cast<size_t>(g.initializer_size())) {

@@ -384,5 +384,63 @@ TEST(ControlFlow, Scan8ScansEachBatchItemOverItsLength) {
       << s.message();
 }
 
+// Malformed control flow: coded errors naming the node, and the session usable where it loads.
+TEST(ControlFlow, MalformedSubgraphsGetCodedErrors) {
+  {  // A branch reads a value no scope defines.
+    ModelBuilder then_b, else_b;
+    then_b.Node("Relu", {"nowhere"}, {"t"});
+    then_b.Output("t", kOnnxFloat, {3});
+    else_b.Node("Relu", {"x"}, {"e"});
+    else_b.Output("e", kOnnxFloat, {3});
+    ModelBuilder mb;
+    mb.Input("c", kOnnxBool, {});
+    mb.Input("x", kOnnxFloat, {3});
+    mb.Node("If", {"c"}, {"y"}, "if")
+        .Graph("then_branch", then_b.graph())
+        .Graph("else_branch", else_b.graph());
+    mb.Output("y", kOnnxFloat, {3});
+    std::unique_ptr<Session> session;
+    Status s = CreateSession(mb.Bytes(), &session);
+    EXPECT_EQ(s.code(), ErrorCode::kMalformedModel);
+    EXPECT_NE(s.message().find("'nowhere'"), std::string::npos) << s.message();
+  }
+  {  // Scan told of more scan inputs than it has inputs.
+    ModelBuilder body;
+    body.Input("v", kOnnxFloat, {2});
+    body.Node("Identity", {"v"}, {"y"});
+    body.Output("y", kOnnxFloat, {2});
+    ModelBuilder mb(16);
+    mb.Input("x", kOnnxFloat, {3, 2});
+    mb.Node("Scan", {"x"}, {"ys"}, "scan").Graph("body", body.graph()).Int("num_scan_inputs", 5);
+    mb.Output("ys", kOnnxFloat, {3, 2});
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
+    std::vector<const Tensor*> outputs;
+    Status s = session->Run({{"x", MakeFloat({3, 2}, {1, 2, 3, 4, 5, 6})}}, &outputs);
+    EXPECT_EQ(s.code(), ErrorCode::kMalformedModel);
+    EXPECT_NE(s.message().find("node 'scan' (Scan): num_scan_inputs is 5 with 1 inputs"),
+              std::string::npos)
+        << s.message();
+  }
+  {  // A Loop body without the iteration number and condition inputs.
+    ModelBuilder body;
+    body.Input("s_in", kOnnxFloat, {2});
+    body.Node("Identity", {"s_in"}, {"s_out"});
+    body.Output("s_out", kOnnxFloat, {2});
+    ModelBuilder mb;
+    mb.Int64Init("M", {}, {2});
+    mb.Input("s0", kOnnxFloat, {2});
+    mb.Node("Loop", {"M", "", "s0"}, {"s"}, "loop").Graph("body", body.graph());
+    mb.Output("s", kOnnxFloat, {2});
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
+    std::vector<const Tensor*> outputs;
+    Status s = session->Run({{"s0", MakeFloat({2}, {1, 2})}}, &outputs);
+    EXPECT_EQ(s.code(), ErrorCode::kMalformedModel);
+    EXPECT_NE(s.message().find("node 'loop' (Loop): its body takes 1 inputs"), std::string::npos)
+        << s.message();
+  }
+}
+
 }  // namespace
 }  // namespace webnx::testing

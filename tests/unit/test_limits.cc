@@ -149,6 +149,10 @@ TEST(Limits, SubgraphNesting) {
   std::unique_ptr<Session> session;
   EXPECT_ERROR(CreateSession(nested(3), &session, WithLimits(limits)), ErrorCode::kMalformedModel,
                "node 'if2' (If) has 0 inputs; If-13 takes 1");
+  // Nodes inside subgraphs count against maxNodes with the main graph's.
+  limits.max_nodes = 2;
+  EXPECT_ERROR(CreateSession(nested(3), &session, WithLimits(limits)), ErrorCode::kMalformedModel,
+               "the model has 3 nodes with its subgraphs'; the limit is 2 (limits.maxNodes)");
 }
 
 TEST(Limits, InitializerBytesBeforeAllocating) {
