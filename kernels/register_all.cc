@@ -4,6 +4,7 @@ namespace webnx {
 
 void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterConvKernels(r);
+  RegisterConvTransposeKernels(r);
   RegisterPoolKernels(r);
   RegisterNormalizationKernels(r);
   RegisterGemmKernels(r);

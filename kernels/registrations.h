@@ -6,6 +6,7 @@
 namespace webnx {
 
 void RegisterConvKernels(OpRegistry& r);           // conv.cc
+void RegisterConvTransposeKernels(OpRegistry& r);  // conv_transpose.cc
 void RegisterPoolKernels(OpRegistry& r);           // pool.cc
 void RegisterNormalizationKernels(OpRegistry& r);  // normalization.cc
 void RegisterGemmKernels(OpRegistry& r);           // gemm.cc (Gemm, MatMul)
