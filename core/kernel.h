@@ -88,6 +88,15 @@ class PlanContext {
   int num_outputs() const { return static_cast<int>(node_.outputs.size()); }
   bool has_output(int i) const { return i < num_outputs() && !node_.outputs[i].empty(); }
   void SetOutput(int i, DType dtype, Shape shape);
+  // Output i's shape is known only once the node has run (NonZero, Unique...): Plan gives the
+  // largest it can be, of the rank it has; Run writes the outputs within that and sets their
+  // shapes. The planner then plans the rest of the graph per the shapes runs produce
+  // (core/plan_continuation.cc).
+  void SetOutputBound(int i, DType dtype, Shape bound) {
+    SetOutput(i, dtype, std::move(bound));
+    outputs_follow_data_ = true;
+  }
+  bool outputs_follow_data() const { return outputs_follow_data_; }
   const std::vector<PlannedValue>& outputs() const { return outputs_; }
 
   // An error that names this node: "node 'conv1' (Conv): <message>".
@@ -104,6 +113,7 @@ class PlanContext {
   ConstantCache* constants_ = nullptr;
   const SubgraphMap* subgraphs_ = nullptr;
   SessionLimits limits_;
+  bool outputs_follow_data_ = false;
   Attrs attrs_;
   std::vector<const PlannedValue*> inputs_;
   std::vector<PlannedValue> outputs_;

@@ -46,6 +46,14 @@ Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Ten
     input_slots_[i]->holder = inputs[i]->holder;
   }
   if (profile) profile->clear();
+  Status s = RunSteps(outputs, profile);
+  // The input slots keep their holders until the next run: outputs may alias a feed.
+  if (!s.ok())
+    for (Tensor* slot : input_slots_) slot->holder.reset();
+  return s;
+}
+
+Status Plan::RunSteps(std::vector<const Tensor*>* outputs, std::vector<StepTiming>* profile) {
   for (Step& step : steps_) {
     RunContext ctx(step.inputs, step.outputs, threads_);
     const double start = profile ? NowMs() : 0;
@@ -56,14 +64,15 @@ Status Plan::Run(const std::vector<const Tensor*>& inputs, std::vector<const Ten
                      step.outputs.empty() || !step.outputs[0] ? Shape() : step.outputs[0]->shape,
                      NowMs() - start});
     }
-    if (!s.ok()) {
-      for (Tensor* slot : input_slots_) slot->holder.reset();
-      return s;
-    }
+    if (!s.ok()) return s;
   }
-  // The input slots keep their holders until the next run: outputs may alias a feed.
-  *outputs = output_slots_;
-  return Status::Ok();
+  if (!continuation_) {
+    *outputs = output_slots_;
+    return Status::Ok();
+  }
+  Plan* next = nullptr;
+  WEBNX_RETURN_IF_ERROR(ContinuationPlan(&next));
+  return next->RunSteps(outputs, profile);
 }
 
 }  // namespace webnx

@@ -59,7 +59,12 @@ class Plan {
   Status Run(const std::vector<const Tensor*>& inputs, std::vector<const Tensor*>* outputs,
              std::vector<StepTiming>* profile = nullptr);
 
+  ~Plan();
+
   const PlanStats& stats() const { return stats_; }
+  // True when a node's output shapes are known only once it has run (NonZero...): the plan
+  // then ends at that node, and the rest is planned per the shapes runs produce.
+  bool outputs_follow_data() const { return continuation_ != nullptr; }
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
   // Output k's dtype and shape; its contents too when they were known as the plan was made
   // (output_known: the same in every run, and readable before any).
@@ -69,6 +74,15 @@ class Plan {
  private:
   // Build's state and steps (core/plan_builder.h).
   class Builder;
+  // The rest of the graph after a node whose output shapes only its run tells
+  // (core/plan_continuation.cc).
+  struct Continuation;
+
+  Plan() = default;
+  // Runs the steps, adding to `profile`, then the continuation planned for this run's shapes.
+  Status RunSteps(std::vector<const Tensor*>* outputs, std::vector<StepTiming>* profile);
+  // The continuation's plan for the shapes the last steps produced, made the first time.
+  Status ContinuationPlan(Plan** plan);
 
   struct Step {
     const Node* node;
@@ -86,6 +100,7 @@ class Plan {
   Tensor arena_;  // every activation of the plan, placed by liveness
   int threads_ = 1;
   PlanStats stats_;
+  std::unique_ptr<Continuation> continuation_;
 };
 
 }  // namespace webnx

@@ -13,15 +13,16 @@ Status Plan::Builder::Build(const std::vector<const Tensor*>& inputs,
                             const std::vector<bool>& specialize) {
   const double start_ms = NowMs();
   plan_->stats_.graph_nodes = graph_.nodes.size();
+  BindConstants();
   WEBNX_RETURN_IF_ERROR(BindInputs(inputs, specialize));
-  for (size_t n = 0; n < graph_.nodes.size(); ++n) WEBNX_RETURN_IF_ERROR(AddNode(n));
+  for (size_t n = 0; n < graph_.nodes.size() && !plan_->continuation_; ++n)
+    WEBNX_RETURN_IF_ERROR(AddNode(n));
   WEBNX_RETURN_IF_ERROR(PlaceArena());
   Finish(start_ms);
   return Status::Ok();
 }
 
-Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
-                                 const std::vector<bool>& specialize) {
+void Plan::Builder::BindConstants() {
   for (const auto& kv : graph_.initializers) {
     const Tensor& c = kv.second;
     const bool replaced = rg_.constants && rg_.constants->Replaced(c);
@@ -29,6 +30,10 @@ Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
     // A replaced constant's step input: its shape, never its (gone) values.
     if (replaced) plan_->values_[kv.first] = Tensor::Borrow(c.dtype, c.shape, nullptr);
   }
+}
+
+Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
+                                 const std::vector<bool>& specialize) {
   plan_->specialized_inputs_.resize(graph_.inputs.size());
   for (size_t i = 0; i < graph_.inputs.size(); ++i) {
     const ValueInfo& in = graph_.inputs[i];
@@ -46,6 +51,11 @@ Status Plan::Builder::BindInputs(const std::vector<const Tensor*>& inputs,
     known_[in.name] = PlannedValue{dtype, inputs[i]->shape, value};
   }
   return Status::Ok();
+}
+
+const Tensor* Plan::Builder::Slot(const std::string& name) const {
+  auto own = plan_->values_.find(name);
+  return own != plan_->values_.end() ? &own->second : external_.at(name);
 }
 
 Tensor& Plan::Builder::DeclareOutput(const std::string& name, const PlannedValue& planned) {
@@ -70,13 +80,18 @@ Status Plan::Builder::AddNode(size_t n) {
   }
   std::unique_ptr<Kernel> kernel;
   std::vector<PlannedValue> out_planned;
-  WEBNX_RETURN_IF_ERROR(
-      PlanNode(node, rg_.since_versions[n], &rg_, registry_, in_planned, &kernel, &out_planned));
+  bool follows_data = false;
+  WEBNX_RETURN_IF_ERROR(PlanNode(node, rg_.since_versions[n], &rg_, registry_, in_planned, &kernel,
+                                 &out_planned, &follows_data));
   WEBNX_RETURN_IF_ERROR(CheckPlannedOutputs(node, out_planned, rg_.limits));
   if (all_known || kernel->ReadsOnlyInputShapes())
     return FoldOnHost(node, *kernel, in_planned, out_planned);
-  if (!TryFuse(node, kernel, in_planned, out_planned))
+  if (follows_data) {
     AddStep(node, std::move(kernel), in_planned, out_planned);
+    ContinueAfter(n);
+  } else if (!TryFuse(node, kernel, in_planned, out_planned)) {
+    AddStep(node, std::move(kernel), in_planned, out_planned);
+  }
   return Status::Ok();
 }
 
@@ -116,7 +131,7 @@ void Plan::Builder::AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
     } else if (in_planned[i]->value) {
       step.inputs.push_back(in_planned[i]->value);
     } else {
-      step.inputs.push_back(&plan_->values_.at(name));
+      step.inputs.push_back(Slot(name));
       buffers_.ReadAt(name, step_index);
     }
   }
@@ -160,8 +175,12 @@ Status Plan::Builder::PlaceArena() {
 void Plan::Builder::Finish(double start_ms) {
   Plan& plan = *plan_;
   for (const auto& out : graph_.outputs) {
-    auto it = plan.values_.find(out.name);
-    const Tensor* t = it != plan.values_.end() ? &it->second : known_.at(out.name).value;
+    if (plan.continuation_) break;  // the outputs are the continuation's
+    auto own = plan.values_.find(out.name);
+    const PlannedValue& planned = known_.at(out.name);
+    const Tensor* t = own != plan.values_.end() ? &own->second
+                      : planned.value           ? planned.value
+                                                : external_.at(out.name);
     plan.output_slots_.push_back(t);
     plan.output_known_.push_back(known_.at(out.name).value != nullptr);
     plan.output_shapes_.push_back(t->shape);

@@ -12,6 +12,7 @@
 // plan.
 #pragma once
 
+#include <list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -24,12 +25,29 @@
 
 namespace webnx {
 
+struct Plan::Continuation {
+  const ResolvedGraph* rg = nullptr;
+  const OpRegistry* registry = nullptr;
+  size_t next_node = 0;        // the first node the continuation plans
+  const Node* node = nullptr;  // the node whose output shapes follow its data
+  // Its output slots (null for omitted outputs): each run sets their shapes, which key the plans.
+  std::vector<const Tensor*> outputs;
+  // Every value defined before the continuation, and where each run-time one lives (a slot of
+  // the plan before it, which keeps it alive to its end).
+  std::unordered_map<std::string, PlannedValue> known;
+  std::unordered_map<std::string, const Tensor*> slots;
+  std::list<std::pair<std::string, std::unique_ptr<Plan>>> plans;  // most recently used first
+};
+
 class Plan::Builder {
  public:
   Builder(const ResolvedGraph& rg, const OpRegistry& registry, std::unique_ptr<Plan> plan)
       : rg_(rg), graph_(rg.graph), registry_(registry), index_(rg.graph), plan_(std::move(plan)) {}
 
   Status Build(const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize);
+  // plan_continuation.cc: the graph from `from.next_node` on, for the shapes the node before it
+  // produced in this run.
+  Status BuildContinuation(const Continuation& from);
   std::unique_ptr<Plan> Release() { return std::move(plan_); }
 
  private:
@@ -37,6 +55,7 @@ class Plan::Builder {
   using PlannedOutputs = std::vector<PlannedValue>;
 
   // plan_builder.cc
+  WEBNX_SEPARATE_FUNCTION void BindConstants();
   WEBNX_SEPARATE_FUNCTION Status BindInputs(const std::vector<const Tensor*>& inputs,
                                             const std::vector<bool>& specialize);
   WEBNX_SEPARATE_FUNCTION Status AddNode(size_t n);
@@ -51,6 +70,10 @@ class Plan::Builder {
   WEBNX_SEPARATE_FUNCTION void Finish(double start_ms);
   // The slot of a value computed at run time, bound to its buffer once buffers are placed.
   Tensor& DeclareOutput(const std::string& name, const PlannedValue& planned);
+  // Where a run-time value lives: this plan's slot, or the one of the plan it continues.
+  const Tensor* Slot(const std::string& name) const;
+  // plan_continuation.cc: ends the plan after node `n`, whose output shapes follow its data.
+  void ContinueAfter(size_t n);
 
   // plan_fusion.cc. True when an earlier step took the node over.
   WEBNX_SEPARATE_FUNCTION bool TryFuse(const Node& node, std::unique_ptr<Kernel>& kernel,
@@ -100,6 +123,8 @@ class Plan::Builder {
   // The step producing each value as its output 0 (fused nodes' outputs included).
   std::unordered_map<std::string, int> first_output_of_step_;
   int64_t plan_constant_bytes_ = 0;  // outputs of nodes evaluated at plan time
+  // A continuation's run-time values from the plans before it (core/plan_continuation.cc).
+  std::unordered_map<std::string, const Tensor*> external_;
 };
 
 }  // namespace webnx

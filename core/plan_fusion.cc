@@ -66,7 +66,7 @@ int Plan::Builder::TryFuseSum(const Node& node, const EpilogueStage& stage,
   const int slot = epilogue->addend_input;
   if (step.inputs.size() <= static_cast<size_t>(slot)) step.inputs.resize(slot + 1, nullptr);
   const PlannedValue* value = inputs[addend];
-  step.inputs[slot] = value->value ? value->value : &plan_->values_.at(node.inputs[addend]);
+  step.inputs[slot] = value->value ? value->value : Slot(node.inputs[addend]);
   *addend_input = addend;
   return best;
 }

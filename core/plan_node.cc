@@ -4,7 +4,8 @@ namespace webnx {
 
 Status PlanNode(const Node& node, int since_version, const ResolvedGraph* graph,
                 const OpRegistry& registry, const std::vector<const PlannedValue*>& inputs,
-                std::unique_ptr<Kernel>* kernel, std::vector<PlannedValue>* outputs) {
+                std::unique_ptr<Kernel>* kernel, std::vector<PlannedValue>* outputs,
+                bool* outputs_follow_data) {
   *kernel = registry.Create(node.domain, node.op_type);
   if (!*kernel) {
     return Status(ErrorCode::kUnsupportedOperator, node.Describe() + " has no registered kernel");
@@ -21,6 +22,7 @@ Status PlanNode(const Node& node, int since_version, const ResolvedGraph* graph,
     }
   }
   *outputs = ctx.outputs();
+  if (outputs_follow_data) *outputs_follow_data = ctx.outputs_follow_data();
   return Status::Ok();
 }
 

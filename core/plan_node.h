@@ -12,11 +12,13 @@
 
 namespace webnx {
 
-// Plans one node: returns its kernel with outputs' dtypes and shapes in `outputs`.
+// Plans one node: returns its kernel with outputs' dtypes and shapes in `outputs` (bounds, when
+// `outputs_follow_data` comes back true: PlanContext::SetOutputBound).
 // `graph`: the graph the node is in (null outside a session: one thread, no derived constants).
 Status PlanNode(const Node& node, int since_version, const ResolvedGraph* graph,
                 const OpRegistry& registry, const std::vector<const PlannedValue*>& inputs,
-                std::unique_ptr<Kernel>* kernel, std::vector<PlannedValue>* outputs);
+                std::unique_ptr<Kernel>* kernel, std::vector<PlannedValue>* outputs,
+                bool* outputs_follow_data = nullptr);
 // Every output within the session's limits before anything is allocated or placed for it
 // (this also catches a kernel's shape inference going negative or overflowing).
 Status CheckPlannedOutputs(const Node& node, const std::vector<PlannedValue>& planned,

@@ -41,6 +41,9 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterIfKernels(r);
   RegisterLoopKernels(r);
   RegisterScanKernels(r);
+  RegisterNonZeroCompressKernels(r);
+  RegisterUniqueKernels(r);
+  RegisterNonMaxSuppressionKernels(r);
 }
 
 }  // namespace webnx

@@ -41,6 +41,9 @@ void RegisterMvnKernels(OpRegistry& r);            // mvn.cc (MeanVarianceNormal
 void RegisterIfKernels(OpRegistry& r);             // control_flow_if.cc
 void RegisterLoopKernels(OpRegistry& r);           // control_flow_loop.cc
 void RegisterScanKernels(OpRegistry& r);           // control_flow_scan.cc
+void RegisterNonZeroCompressKernels(OpRegistry& r);    // nonzero_compress.cc
+void RegisterUniqueKernels(OpRegistry& r);             // unique.cc
+void RegisterNonMaxSuppressionKernels(OpRegistry& r);  // non_max_suppression.cc
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)
