@@ -44,6 +44,8 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterNonZeroCompressKernels(r);
   RegisterUniqueKernels(r);
   RegisterNonMaxSuppressionKernels(r);
+  RegisterAttentionKernels(r);
+  RegisterRotaryEmbeddingKernels(r);
 }
 
 }  // namespace webnx

@@ -47,5 +47,7 @@ void RegisterNonMaxSuppressionKernels(OpRegistry& r);  // non_max_suppression.cc
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)
+void RegisterAttentionKernels(OpRegistry& r);        // attention.cc
+void RegisterRotaryEmbeddingKernels(OpRegistry& r);  // rotary_embedding.cc
 
 }  // namespace webnx
