@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/epilogue_function.h"
 #include "kernels/nn_common.h"
+#include "kernels/simd/activation.h"
 #include "kernels/simd/gemm.h"
+#include "kernels/simd/vec.h"
 
 namespace webnx::conv_transpose {
 namespace {
@@ -32,6 +35,21 @@ int64_t RowsOf(int64_t group_out, int64_t taps) {
 
 int64_t RoundUp4(int64_t v) {
   return (v + 3) / 4 * 4;
+}
+
+// The fused clamp, then the fused activation, over n floats: as the GEMM's epilogue does them.
+void ApplyEpilogue(const Epilogue& e, float* y, int64_t n) {
+  if (e.HasClamp()) {
+    const simd::f32x4 lo = simd::Splat(e.clamp_lo), hi = simd::Splat(e.clamp_hi);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) simd::Store(y + i, simd::Clamp(simd::Load(y + i), lo, hi));
+    WEBNX_PLAIN_LOOP
+    for (; i < n; ++i) {
+      const float v = e.clamp_lo < y[i] ? y[i] : e.clamp_lo;  // Clamp's lanes
+      y[i] = v < e.clamp_hi ? v : e.clamp_hi;
+    }
+  }
+  if (e.HasFunction()) simd::ApplyActivation(ActivationOf(e.function), y, n);
 }
 
 }  // namespace
@@ -79,8 +97,9 @@ void GemmPath::DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms) 
   if (FitsGemm(rows, depth, 1)) forms->push_back(PackedWeightsForm(groups, rows, depth));
 }
 
-Status GemmPath::Plan(PlanContext& ctx, const ConvTransposeShape& s) {
+Status GemmPath::Plan(PlanContext& ctx, const ConvTransposeShape& s, const Epilogue* epilogue) {
   s_ = &s;
+  epilogue_ = epilogue;
   rows_ = static_cast<int>(s.group_out * s.kernel_size);
   depth_ = static_cast<int>(s.group_in);
   packed_group_floats_ = simd::PackedLhsSize(rows_, depth_);
@@ -179,6 +198,7 @@ void GemmPath::RunTask(int64_t task, int slot, const float* x, const float* bias
     }
     col2im_.Add(columns, channels, first, width, y_chunk);
   }
+  ApplyEpilogue(*epilogue_, y_chunk, channels * s.out_plane);
 }
 
 }  // namespace webnx::conv_transpose

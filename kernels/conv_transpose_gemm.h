@@ -6,7 +6,8 @@
 // W_g^T is packed as the GEMM's left matrix: a constant W once per session (PackedWeightsForm),
 // any other W at the start of each run into a buffer of the kernel's. The work is split into
 // tasks of (image, group, chunk of output channels), whose outputs are disjoint; each task
-// walks the input plane a block of columns at a time through its own column buffer.
+// walks the input plane a block of columns at a time through its own column buffer, then applies
+// the fused epilogue (a clamp, an activation) to its finished output planes.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,8 @@ class GemmPath {
   // Declares that form for a constant float32 W the GEMM path can take.
   static void DeclareForms(FormContext& ctx, std::vector<ConstantForm>* forms);
 
-  Status Plan(PlanContext& ctx, const ConvTransposeShape& shape);
+  // `epilogue`: the kernel's, read when it runs (the planner adds stages after Plan).
+  Status Plan(PlanContext& ctx, const ConvTransposeShape& shape, const Epilogue* epilogue);
   void Run(const RunContext& ctx, const float* x, const float* w, const float* bias, float* y);
 
  private:
@@ -35,6 +37,7 @@ class GemmPath {
   void RunTask(int64_t task, int slot, const float* x, const float* bias, float* y);
 
   const ConvTransposeShape* s_ = nullptr;
+  const Epilogue* epilogue_ = nullptr;
   int rows_ = 0;   // the GEMM's rows per group: group_out * taps
   int depth_ = 0;  // its depth: group_in
   size_t packed_group_floats_ = 0;

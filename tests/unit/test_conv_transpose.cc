@@ -1,102 +1,19 @@
 // ConvTranspose: hand-checked cases (the ONNX examples and a few of our own, through both the
-// kernel and the scalar reference), the GEMM path against the reference on odd shapes (groups,
-// strides, dilations, pads, output_padding, 1-D/2-D/3-D, bias, batch, 1 and 2 threads, constant
-// and runtime W), W packed over itself in a session, and error codes.
+// kernel and the scalar reference), the GEMM path (runtime W) and the phase path (constant W)
+// against the reference on odd shapes (groups, strides, dilations, pads, output_padding,
+// 1-D/2-D/3-D, bias, batch, 1 and 2 threads), W packed over itself in a session, and error codes.
+// More of the phase path: test_conv_transpose_phases.cc.
 #include <gtest/gtest.h>
 
-#include <cmath>
-
-#include "kernels/conv_transpose_reference.h"
+#include "tests/unit/conv_transpose_testing.h"
 #include "tests/unit/model_builder.h"
-#include "tests/unit/op_runner.h"
 
 namespace webnx {
 namespace {
 
-using conv_transpose::ConvTransposeShape;
-using testing::IntAttr;
-using testing::IntsAttr;
-using testing::MakeFloat;
-using testing::OpInput;
-using testing::RandomFloat;
-using testing::RunOp;
+using namespace conv_transpose_testing;       // NOLINT: the shared cases and checks
+using Attrs = conv_transpose_testing::Attrs;  // not webnx::Attrs
 using testing::StringAttr;
-
-using Attrs = std::map<std::string, Attribute>;
-
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
-
-// A ConvTranspose as the reference takes it, with explicit pads (negative ones stand for an
-// output larger than the full result, as output_shape and SAME can make it).
-struct Case {
-  int64_t n, c, m, group;
-  Shape in, kernel, strides, dilations;
-  std::vector<int64_t> pads;  // begin..., end...
-  std::vector<int64_t> output_padding;
-  bool bias;
-};
-
-ConvTransposeShape ShapeOf(const Case& cc) {
-  ConvTransposeShape s;
-  s.batch = cc.n;
-  s.in_channels = cc.c;
-  s.out_channels = cc.m;
-  s.groups = cc.group;
-  s.group_in = cc.c / cc.group;
-  s.group_out = cc.m / cc.group;
-  s.has_bias = cc.bias;
-  s.in_plane = s.out_plane = s.kernel_size = 1;
-  const size_t rank = cc.in.size();
-  for (size_t i = 0; i < rank; ++i) {
-    conv_transpose::Axis a;
-    a.in = cc.in[i];
-    a.kernel = cc.kernel[i];
-    a.stride = cc.strides[i];
-    a.dilation = cc.dilations[i];
-    a.pad_begin = cc.pads[i];
-    a.out = a.stride * (a.in - 1) + cc.output_padding[i] + (a.kernel - 1) * a.dilation + 1 -
-            cc.pads[i] - cc.pads[i + rank];
-    s.axes.push_back(a);
-    s.in_plane *= a.in;
-    s.out_plane *= a.out;
-    s.kernel_size *= a.kernel;
-  }
-  s.empty_output = s.batch * s.out_channels * s.out_plane == 0;
-  return s;
-}
-
-Tensor Reference(const Tensor& x, const Tensor& w, const Tensor* b, const Case& cc) {
-  const ConvTransposeShape s = ShapeOf(cc);
-  Shape out = {cc.n, cc.m};
-  for (const conv_transpose::Axis& a : s.axes) out.push_back(a.out);
-  Tensor y = MakeFloat(out, std::vector<float>(s.batch * s.out_channels * s.out_plane, -7.f));
-  conv_transpose::RunReference(s, x.ptr<float>(), w.ptr<float>(), b ? b->ptr<float>() : nullptr,
-                               y.ptr<float>());
-  return y;
-}
-
-// Runs the kernel with W (and B) constant or not, on 1 and 2 threads: every run must give `want`.
-void ExpectKernel(const std::vector<Tensor>& inputs, const Attrs& attrs, const Tensor& want,
-                  int opset = 22) {
-  for (bool constant : {false, true}) {
-    for (int threads : {1, 2}) {
-      SCOPED_TRACE(std::string(constant ? "constant W" : "runtime W") + ", threads " +
-                   std::to_string(threads));
-      std::vector<OpInput> in = {{inputs[0]}};
-      for (size_t i = 1; i < inputs.size(); ++i) in.push_back({inputs[i], constant});
-      std::vector<Tensor> out;
-      Status s = RunOp("ConvTranspose", opset, in, attrs, 1, &out, threads);
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      ExpectAllNear(out[0], want);
-    }
-  }
-}
 
 // A hand-checked case: the kernel under `attrs`, and the reference as `cc` describes it.
 void ExpectHandChecked(const std::vector<Tensor>& inputs, const Attrs& attrs, const Case& cc,
@@ -211,25 +128,6 @@ TEST(ConvTranspose, OutputShapeAndAutoPadSplitThePadding) {
                      {"output_padding", IntsAttr({1})}},
                     {1, 1, 1, 1, {3}, {3}, {2}, {1}, {0, 0}, {1}, false},
                     MakeFloat({1, 1, 8}, {1, 1, 3, 2, 5, 3, 3, 0}));
-}
-
-Attrs AttrsOf(const Case& cc) {
-  return {{"group", IntAttr(cc.group)},      {"kernel_shape", IntsAttr(cc.kernel)},
-          {"strides", IntsAttr(cc.strides)}, {"dilations", IntsAttr(cc.dilations)},
-          {"pads", IntsAttr(cc.pads)},       {"output_padding", IntsAttr(cc.output_padding)}};
-}
-
-void CheckAgainstReference(const Case& cc, uint32_t seed) {
-  Shape xs = {cc.n, cc.c};
-  xs.insert(xs.end(), cc.in.begin(), cc.in.end());
-  Shape ws = {cc.c, cc.m / cc.group};
-  ws.insert(ws.end(), cc.kernel.begin(), cc.kernel.end());
-  const Tensor x = RandomFloat(xs, seed);
-  const Tensor w = RandomFloat(ws, seed + 1);
-  const Tensor b = RandomFloat({cc.m}, seed + 2);
-  std::vector<Tensor> inputs = {x, w};
-  if (cc.bias) inputs.push_back(b);
-  ExpectKernel(inputs, AttrsOf(cc), Reference(x, w, cc.bias ? &b : nullptr, cc));
 }
 
 TEST(ConvTranspose, GemmPathMatchesReference) {
