@@ -58,6 +58,7 @@ models: setup
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS)
 	$(PYTHON) scripts/gen_test_models.py --out $(MODELS)/testdata
 	$(PYTHON) scripts/gen_shape_models.py --out $(MODELS)/shapes
+	$(PYTHON) scripts/gen_field_models.py --out $(MODELS)/field
 	$(PYTHON) scripts/gen_nhwc_models.py --models $(MODELS) --out $(MODELS)/nhwc
 
 demo: wasm wasm-mt
@@ -118,6 +119,8 @@ bench: wasm wasm-mt models
 	node bench/run.mjs --models $(MODELS) --save $(BUILD)/bench/1t.json $(BENCH_ARGS)
 	@echo "== 2 threads: each runtime in its own process (spinning pools distort shared runs)"
 	node bench/threads.mjs --models $(MODELS) --threads 2 --one $(BUILD)/bench/1t.json $(BENCH_ARGS)
+	@echo "== models beyond the zoo: recurrent layers, control flow, ConvTranspose, Conv3d (1 thread)"
+	node bench/field.mjs --models $(MODELS)
 	@echo "== NHWC exports against the NCHW export (transposes folded at load, 1 thread)"
 	node bench/nhwc.mjs --models $(MODELS)
 	@echo "== webnx's cold load from bytes, a path and a URL (1 thread)"

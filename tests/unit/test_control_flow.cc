@@ -32,14 +32,9 @@ Tensor Bool(bool v) {
   return t;
 }
 
-// y = c ? x + w : x * w, both branches reading x (a run-time input) and w (a constant) from the
-// main graph.
-std::string IfOnInputModel() {
-  ModelBuilder then_b, else_b;
-  then_b.Node("Add", {"x", "w"}, {"t"});
-  then_b.Output("t", kOnnxFloat, {3});
-  else_b.Node("Mul", {"x", "w"}, {"e"});
-  else_b.Output("e", kOnnxFloat, {3});
+// y = If(c) over two branches, each reading x ([3], a run-time input) and w (a constant) of the
+// main graph as it likes.
+std::string IfModel(ModelBuilder& then_b, ModelBuilder& else_b) {
   ModelBuilder mb;
   mb.Input("c", kOnnxBool, {});
   mb.Input("x", kOnnxFloat, {3});
@@ -49,6 +44,16 @@ std::string IfOnInputModel() {
       .Graph("else_branch", else_b.graph());
   mb.Output("y", kOnnxFloat, {3});
   return mb.Bytes();
+}
+
+// y = c ? x + w : x * w.
+std::string IfOnInputModel() {
+  ModelBuilder then_b, else_b;
+  then_b.Node("Add", {"x", "w"}, {"t"});
+  then_b.Output("t", kOnnxFloat, {3});
+  else_b.Node("Mul", {"x", "w"}, {"e"});
+  else_b.Output("e", kOnnxFloat, {3});
+  return IfModel(then_b, else_b);
 }
 
 TEST(ControlFlow, IfOnAConditionKnownWhenPlanned) {
@@ -156,15 +161,8 @@ TEST(ControlFlow, UnsupportedOperatorsInsideSubgraphsAreReportedAtLoad) {
   then_b.Output("t", kOnnxFloat, {3});
   else_b.Node("Magic", {"x"}, {"e"}, "magic");
   else_b.Output("e", kOnnxFloat, {3});
-  ModelBuilder mb;
-  mb.Input("c", kOnnxBool, {});
-  mb.Input("x", kOnnxFloat, {3});
-  mb.Node("If", {"c"}, {"y"}, "if")
-      .Graph("then_branch", then_b.graph())
-      .Graph("else_branch", else_b.graph());
-  mb.Output("y", kOnnxFloat, {3});
   std::unique_ptr<Session> session;
-  Status s = CreateSession(mb.Bytes(), &session);
+  Status s = CreateSession(IfModel(then_b, else_b), &session);
   EXPECT_EQ(s.code(), ErrorCode::kUnsupportedOperator);
   EXPECT_NE(s.message().find("2 unsupported operators: FancyOp at opset 13 used by 'fancy'; "
                              "Magic at opset 13 used by 'magic'"),
@@ -392,15 +390,8 @@ TEST(ControlFlow, MalformedSubgraphsGetCodedErrors) {
     then_b.Output("t", kOnnxFloat, {3});
     else_b.Node("Relu", {"x"}, {"e"});
     else_b.Output("e", kOnnxFloat, {3});
-    ModelBuilder mb;
-    mb.Input("c", kOnnxBool, {});
-    mb.Input("x", kOnnxFloat, {3});
-    mb.Node("If", {"c"}, {"y"}, "if")
-        .Graph("then_branch", then_b.graph())
-        .Graph("else_branch", else_b.graph());
-    mb.Output("y", kOnnxFloat, {3});
     std::unique_ptr<Session> session;
-    Status s = CreateSession(mb.Bytes(), &session);
+    Status s = CreateSession(IfModel(then_b, else_b), &session);
     EXPECT_EQ(s.code(), ErrorCode::kMalformedModel);
     EXPECT_NE(s.message().find("'nowhere'"), std::string::npos) << s.message();
   }
