@@ -35,6 +35,7 @@ class UniqueKernel final : public Kernel {
     items_ = flatten ? numel : x[axis_];
     inner_ = flatten ? 1 : nn::DimProduct(x, axis_ + 1, x.size());
     dtype_ = ctx.dtype(0);
+    compare_ = CompareFor(dtype_);
     y_shape_ = flatten ? Shape{numel} : x;
     ctx.SetOutputBound(0, dtype_, y_shape_);
     // indices and counts: one per distinct item at most; inverse_indices: one per item.
@@ -50,21 +51,25 @@ class UniqueKernel final : public Kernel {
   }
 
   Status Run(RunContext& ctx) override {
-    const Tensor& x = ctx.input(0);
-    int64_t distinct = 0;
-    DispatchDType(dtype_, [&](auto tag) { distinct = Group(x.ptr<decltype(tag)>()); });
-    WriteOutputs(ctx, distinct);
+    WriteOutputs(ctx, Group(ctx.input(0).data));
     return Status::Ok();
   }
 
  private:
-  // Item a compared with item b: each is `outer_` runs of `inner_` values, `items_` apart.
+  // Item a of x against item b: each is `outer` runs of `inner` values, `items` apart.
+  struct Items {
+    const void* x;
+    int64_t outer, items, inner;
+  };
+  using CompareFn = int (*)(const Items&, int64_t a, int64_t b);
+
   template <typename T>
-  int Compare(const T* x, int64_t a, int64_t b) const {
-    for (int64_t o = 0; o < outer_; ++o) {
-      const T* pa = x + (o * items_ + a) * inner_;
-      const T* pb = x + (o * items_ + b) * inner_;
-      for (int64_t i = 0; i < inner_; ++i) {
+  static int CompareItems(const Items& it, int64_t a, int64_t b) {
+    const T* x = static_cast<const T*>(it.x);
+    for (int64_t o = 0; o < it.outer; ++o) {
+      const T* pa = x + (o * it.items + a) * it.inner;
+      const T* pb = x + (o * it.items + b) * it.inner;
+      for (int64_t i = 0; i < it.inner; ++i) {
         if (pa[i] < pb[i]) return -1;
         if (pb[i] < pa[i]) return 1;
       }
@@ -72,21 +77,28 @@ class UniqueKernel final : public Kernel {
     return 0;
   }
 
+  static CompareFn CompareFor(DType dtype) {
+    CompareFn fn = nullptr;
+    DispatchDType(dtype, [&](auto tag) { fn = &CompareItems<decltype(tag)>; });
+    return fn;
+  }
+
   // Sorts the items (ties by position, so each group starts at its first occurrence), then
   // numbers the groups in sorted order or in order of first occurrence: order_ holds the first
-  // occurrence of each group, rank_of_ each item's group. Returns the group count.
-  template <typename T>
-  int64_t Group(const T* x) {
+  // occurrence of each group, rank_of_ each item's group. Returns the group count. One sort
+  // for every dtype (through compare_): Unique is rare, its code is not.
+  int64_t Group(const void* x) {
+    const Items items{x, outer_, items_, inner_};
     int64_t* order = order_.ptr<int64_t>();
     int64_t* group_of = rank_of_.ptr<int64_t>();
     for (int64_t i = 0; i < items_; ++i) order[i] = i;
     std::sort(order, order + items_, [&](int64_t a, int64_t b) {
-      const int c = Compare(x, a, b);
+      const int c = compare_(items, a, b);
       return c != 0 ? c < 0 : a < b;
     });
     int64_t groups = 0;
     for (int64_t i = 0; i < items_; ++i) {
-      if (i == 0 || Compare(x, order[i - 1], order[i]) != 0) order[groups++] = order[i];
+      if (i == 0 || compare_(items, order[i - 1], order[i]) != 0) order[groups++] = order[i];
       group_of[order[i]] = groups - 1;  // order[i] is read before the slot may be overwritten
     }
     if (sorted_) return groups;
@@ -127,6 +139,7 @@ class UniqueKernel final : public Kernel {
   bool sorted_ = true;
   int64_t axis_ = 0, outer_ = 1, items_ = 0, inner_ = 1;
   DType dtype_ = DType::kUndefined;
+  CompareFn compare_ = nullptr;
   Shape y_shape_;
   Tensor order_;    // the sorted items; then each group's first occurrence
   Tensor rank_of_;  // each item's group

@@ -93,17 +93,14 @@ WEBNX_SEPARATE_FUNCTION void WeightedSum(int keys, int n, const float* p, int ld
 
 }  // namespace
 
+// Four rows share each load of V; fewer (a block's last rows) go one at a time: variants for two
+// and three rows cost more code than they gained.
 void WeightedSumRows(int rows, int keys, int n, const float* p, int ldp, const float* v, int ldv,
                      float* y, int ldy, bool accumulate) {
-  switch (rows) {
-    case 1:
-      return WeightedSum<1>(keys, n, p, ldp, v, ldv, y, ldy, accumulate);
-    case 2:
-      return WeightedSum<2>(keys, n, p, ldp, v, ldv, y, ldy, accumulate);
-    case 3:
-      return WeightedSum<3>(keys, n, p, ldp, v, ldv, y, ldy, accumulate);
-    default:
-      return WeightedSum<4>(keys, n, p, ldp, v, ldv, y, ldy, accumulate);
+  if (rows >= 4) return WeightedSum<4>(keys, n, p, ldp, v, ldv, y, ldy, accumulate);
+  for (int r = 0; r < rows; ++r) {
+    WeightedSum<1>(keys, n, p + static_cast<size_t>(r) * ldp, ldp, v, ldv,
+                   y + static_cast<size_t>(r) * ldy, ldy, accumulate);
   }
 }
 
