@@ -150,6 +150,12 @@ export function decodeModel(bytes) {
   return decodeMessage(reader, bytes.length, 'Model');
 }
 
+// A serialized TensorProto (the ONNX node tests' input_N.pb / output_N.pb).
+export function decodeTensor(bytes) {
+  const reader = new Reader(bytes);
+  return decodeMessage(reader, bytes.length, 'Tensor');
+}
+
 class Writer {
   constructor() {
     this.chunks = [];
