@@ -44,6 +44,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterNonZeroCompressKernels(r);
   RegisterUniqueKernels(r);
   RegisterNonMaxSuppressionKernels(r);
+  RegisterGridSampleKernels(r);
   RegisterRecurrentKernels(r);
   RegisterAttentionKernels(r);
   RegisterRotaryEmbeddingKernels(r);
