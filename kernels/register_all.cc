@@ -45,6 +45,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterUniqueKernels(r);
   RegisterNonMaxSuppressionKernels(r);
   RegisterGridSampleKernels(r);
+  RegisterLpPoolKernels(r);
   RegisterRecurrentKernels(r);
   RegisterAttentionKernels(r);
   RegisterRotaryEmbeddingKernels(r);

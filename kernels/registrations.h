@@ -45,6 +45,7 @@ void RegisterNonZeroCompressKernels(OpRegistry& r);    // nonzero_compress.cc
 void RegisterUniqueKernels(OpRegistry& r);             // unique.cc
 void RegisterNonMaxSuppressionKernels(OpRegistry& r);  // non_max_suppression.cc
 void RegisterGridSampleKernels(OpRegistry& r);         // grid_sample.cc
+void RegisterLpPoolKernels(OpRegistry& r);             // lp_pool.cc
 void RegisterRecurrentKernels(OpRegistry& r);      // rnn.cc (RNN, GRU, LSTM)
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
