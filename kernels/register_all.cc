@@ -49,6 +49,15 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterRecurrentKernels(r);
   RegisterAttentionKernels(r);
   RegisterRotaryEmbeddingKernels(r);
+  RegisterSignalDftKernels(r);
+  RegisterSignalStftKernels(r);
+  RegisterSignalWindowKernels(r);
+  RegisterReverseSequenceKernels(r);
+  RegisterDetKernels(r);
+  RegisterSwishKernels(r);
+  RegisterEinsumKernels(r);
+  RegisterBitwiseKernels(r);
+  RegisterCenterCropPadKernels(r);
 }
 
 }  // namespace webnx

@@ -52,5 +52,14 @@ void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan
 void RegisterActivationExtraKernels(OpRegistry& r);  // activations_extra.cc (Mish, Celu, ...)
 void RegisterAttentionKernels(OpRegistry& r);        // attention.cc
 void RegisterRotaryEmbeddingKernels(OpRegistry& r);  // rotary_embedding.cc
+void RegisterSignalDftKernels(OpRegistry& r);        // signal_dft.cc (DFT)
+void RegisterSignalStftKernels(OpRegistry& r);       // signal_stft.cc (STFT)
+void RegisterSignalWindowKernels(OpRegistry& r);     // signal_windows.cc (Hann..., MelWeight)
+void RegisterReverseSequenceKernels(OpRegistry& r);  // reverse_sequence.cc
+void RegisterDetKernels(OpRegistry& r);              // det.cc
+void RegisterSwishKernels(OpRegistry& r);            // swish.cc
+void RegisterEinsumKernels(OpRegistry& r);           // einsum.cc
+void RegisterBitwiseKernels(OpRegistry& r);          // bitwise.cc (BitwiseAnd, ..., Not)
+void RegisterCenterCropPadKernels(OpRegistry& r);    // center_crop_pad.cc
 
 }  // namespace webnx
