@@ -2,9 +2,18 @@
 // registry (supportedOps()), so the docs cannot drift from the code.
 //
 // usage: node scripts/gen-op-list.mjs [--out docs/ops.md]
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { supportedOps } from '../js/index.mjs';
+import { inspectModel } from '../js/inspect.mjs';
 import { getRuntime } from '../js/runtime.mjs';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The ONNX backend node tests (read only when present), as the Makefile's NODE_TESTS.
+const nodeTests = path.resolve(repoRoot, '../shared/onnx-node-tests');
+const nodeTestUrl = 'https://github.com/onnx/onnx/tree/v1.22.0/onnx/backend/test/data/node/';
 
 export async function opListMarkdown() {
   const ops = [...await supportedOps()].sort();
@@ -23,6 +32,7 @@ export async function opListMarkdown() {
   for (const op of ops) byLetter.set(op[0], [...(byLetter.get(op[0]) ?? []), op]);
   for (const [letter, names] of byLetter) lines.push(`- **${letter}**: ${names.map((n) => `\`${n}\``).join(', ')}`);
   lines.push(...await versionTable());
+  lines.push(...await testTable(ops));
   return `${lines.join('\n')}\n`;
 }
 
@@ -46,6 +56,36 @@ async function versionTable() {
     '| op | versions (inputs, outputs) |', '|---|---|'];
   for (const [op, versions] of [...byOp].sort(([a], [b]) => (a < b ? -1 : 1))) {
     lines.push(`| \`${op}\` | ${versions.join(', ')} |`);
+  }
+  return lines;
+}
+
+// The ONNX node tests each op passes (tests/conformance/expected.txt), each attributed to the op
+// its name starts with, or to the one op of its model.
+async function testTable(ops) {
+  const squash = (name) => name.toLowerCase().replace(/_/g, '');
+  const passed = (await readFile(path.join(repoRoot, 'tests/conformance/expected.txt'), 'utf8'))
+    .split('\n').filter((line) => line && !line.startsWith('#'));
+  const nodeTestsOf = new Map(ops.map((op) => [op, []]));
+  for (const test of existsSync(nodeTests) ? passed : []) {
+    const model = path.join(nodeTests, test, 'model.onnx');
+    if (!existsSync(model)) continue;
+    const modelOps = inspectModel(new Uint8Array(await readFile(model))).ops.map((o) => o.op);
+    const byName = ops.filter((op) => modelOps.includes(op) && squash(test).startsWith(`test${squash(op)}`));
+    const owners = byName.length ? [byName.sort((a, b) => b.length - a.length)[0]]
+      : new Set(modelOps).size === 1 ? modelOps.slice(0, 1) : [];
+    for (const op of owners) nodeTestsOf.get(op)?.push(test);
+  }
+  const lines = ['', '## Tests', '',
+    'The ONNX backend node tests each op passes (`tests/conformance/expected.txt`, checked by',
+    '`make test`; the first three linked). Every kernel also has unit tests against hand-computed',
+    'values and its scalar reference in `tests/unit/test_<family>.cc`.', '',
+    '| op | ONNX node tests passed |', '|---|---|'];
+  for (const op of ops) {
+    const tests = nodeTestsOf.get(op);
+    const links = tests.slice(0, 3).map((t) => `[${t}](${nodeTestUrl}${t})`);
+    const more = tests.length > 3 ? `, … ${tests.length} in all` : '';
+    lines.push(`| \`${op}\` | ${tests.length ? links.join(', ') + more : '—'} |`);
   }
   return lines;
 }
