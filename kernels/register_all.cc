@@ -46,6 +46,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterNonMaxSuppressionKernels(r);
   RegisterGridSampleKernels(r);
   RegisterLpPoolKernels(r);
+  RegisterAffineGridCol2ImKernels(r);
   RegisterRecurrentKernels(r);
   RegisterAttentionKernels(r);
   RegisterRotaryEmbeddingKernels(r);

@@ -46,6 +46,7 @@ void RegisterUniqueKernels(OpRegistry& r);             // unique.cc
 void RegisterNonMaxSuppressionKernels(OpRegistry& r);  // non_max_suppression.cc
 void RegisterGridSampleKernels(OpRegistry& r);         // grid_sample.cc
 void RegisterLpPoolKernels(OpRegistry& r);             // lp_pool.cc
+void RegisterAffineGridCol2ImKernels(OpRegistry& r);   // affine_grid_col2im.cc
 void RegisterRecurrentKernels(OpRegistry& r);      // rnn.cc (RNN, GRU, LSTM)
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
