@@ -47,6 +47,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterGridSampleKernels(r);
   RegisterLpPoolKernels(r);
   RegisterAffineGridCol2ImKernels(r);
+  RegisterScatterIntoKernels(r);
   RegisterRecurrentKernels(r);
   RegisterAttentionKernels(r);
   RegisterRotaryEmbeddingKernels(r);
