@@ -48,6 +48,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterLpPoolKernels(r);
   RegisterAffineGridCol2ImKernels(r);
   RegisterScatterIntoKernels(r);
+  RegisterDeformConvKernels(r);
   RegisterRecurrentKernels(r);
   RegisterAttentionKernels(r);
   RegisterRotaryEmbeddingKernels(r);

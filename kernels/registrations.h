@@ -48,6 +48,7 @@ void RegisterGridSampleKernels(OpRegistry& r);         // grid_sample.cc
 void RegisterLpPoolKernels(OpRegistry& r);             // lp_pool.cc
 void RegisterAffineGridCol2ImKernels(OpRegistry& r);   // affine_grid_col2im.cc
 void RegisterScatterIntoKernels(OpRegistry& r);        // scatter_into.cc (TensorScatter, MaxUnpool)
+void RegisterDeformConvKernels(OpRegistry& r);         // deform_conv.cc
 void RegisterRecurrentKernels(OpRegistry& r);          // rnn.cc (RNN, GRU, LSTM)
 
 void RegisterUnaryMathExtraKernels(OpRegistry& r);   // unary_math_extra.cc (Tan, IsNaN, ...)
