@@ -32,8 +32,9 @@ Status SubgraphRunner::Plan(ResolvedSubgraph& sub, const std::vector<PlannedValu
   if (!s.ok()) return Status(s.code(), where + ": " + s.message());
   if (plan_->outputs_follow_data()) {
     return Status(ErrorCode::kUnsupportedOperator,
-                  where + ": a node's output shapes follow its data (NonZero, Unique...), and "
-                          "webnx plans a subgraph's outputs when it plans the node");
+                  where +
+                      ": a node's output shapes follow its data (NonZero, Unique...), and "
+                      "webnx plans a subgraph's outputs when it plans the node");
   }
   inputs_.assign(inputs.size(), nullptr);
   results_.assign(graph.outputs.size(), nullptr);
