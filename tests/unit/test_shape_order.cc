@@ -347,5 +347,38 @@ TEST(ShapeOrder, ControlFlowOverChangingLengths) {
   ExpectOrderFree(mb.Bytes(), {{2, 33, d}, {1, 3, d}, {3, 64, d}, {1, 3, d}, {2, 7, d}});
 }
 
+// Kernels of issue 24 that size packed weights and scratch when planned: ConvTranspose (phase
+// path, fused Relu), LpPool; LSTM (input projections over every step) and Attention.
+TEST(ShapeOrder, TransposedConvAndPoolingOverChangingSizes) {
+  ModelBuilder mb;
+  mb.Input("X", kOnnxFloat, {"N", 4, "H", "W"});
+  mb.FloatInit("Wt", {4, 6, 3, 3}, RandomFloats(4 * 6 * 9, 100));
+  mb.Node("ConvTranspose", {"X", "Wt"}, {"U"}, "up")
+      .Ints("strides", {2, 2})
+      .Ints("pads", {1, 1, 1, 1})
+      .Ints("output_padding", {1, 1});
+  mb.Node("Relu", {"U"}, {"R"}, "relu");
+  mb.Node("LpPool", {"R"}, {"Y"}, "lp").Ints("kernel_shape", {2, 2}).Ints("strides", {2, 2});
+  mb.Output("Y", kOnnxFloat, {"N", 6, "H", "W"});
+  ExpectOrderFree(mb.Bytes(), Planes(4));
+}
+
+TEST(ShapeOrder, RecurrentAndAttentionOverChangingLengths) {
+  constexpr int64_t d = 8, hidden = 5;
+  ModelBuilder mb(23);
+  mb.Input("X", kOnnxFloat, {"B", "S", d});
+  mb.FloatInit("W", {1, 4 * hidden, d}, RandomFloats(4 * hidden * d, 101));
+  mb.FloatInit("R", {1, 4 * hidden, hidden}, RandomFloats(4 * hidden * hidden, 102));
+  mb.Node("LSTM", {"X", "W", "R"}, {"Y", "Yh"}, "lstm").Int("hidden_size", hidden).Int("layout", 1);
+  mb.Node("Attention", {"X", "X", "X"}, {"A"}, "attention")
+      .Int("q_num_heads", 2)
+      .Int("kv_num_heads", 2)
+      .Int("is_causal", 1);
+  mb.Output("Y", kOnnxFloat, {"B", "S", 1, hidden});
+  mb.Output("Yh", kOnnxFloat, {"B", 1, hidden});
+  mb.Output("A", kOnnxFloat, {"B", "S", d});
+  ExpectOrderFree(mb.Bytes(), {{2, 9, d}, {1, 1, d}, {3, 33, d}, {1, 1, d}, {2, 7, d}});
+}
+
 }  // namespace
 }  // namespace webnx::testing
