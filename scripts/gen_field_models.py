@@ -26,15 +26,10 @@ Every model is seeded, so re-exports are identical. Existing files are kept unle
 given; each file is written through a temporary name and checked with onnx.checker.
 """
 
-import argparse
 import sys
-from pathlib import Path
 
-import onnx
+from gen_shape_models import _export, _torch, write_models
 
-from gen_shape_models import _export, _torch, save_atomic
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = "build/models/field"
 
 
@@ -143,34 +138,8 @@ MODELS = {
 }
 
 
-def ops_of(graph, counts):
-    for node in graph.node:
-        counts[node.op_type] = counts.get(node.op_type, 0) + 1
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                ops_of(attr.g, counts)
-    return counts
-
-
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default=DEFAULT_OUT)
-    p.add_argument("--only", nargs="+", choices=sorted(MODELS), metavar="NAME")
-    p.add_argument("--force", action="store_true")
-    args = p.parse_args(argv)
-    out_dir = Path(args.out)
-    out_dir = out_dir if out_dir.is_absolute() else REPO_ROOT / out_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name in args.only or MODELS:
-        path = out_dir / f"{name}.onnx"
-        if path.exists() and not args.force:
-            model = onnx.load(str(path))
-        else:
-            model = MODELS[name]()
-            save_atomic(model, path)
-        counts = ops_of(model.graph, {})
-        print(f"{name}.onnx: " + ", ".join(f"{op} {n}" for op, n in sorted(counts.items())))
-    return 0
+    return write_models(argv, MODELS, DEFAULT_OUT, __doc__)
 
 
 if __name__ == "__main__":

@@ -298,7 +298,15 @@ MODELS = {
 
 
 def op_histogram(model):
-    return collections.Counter(node.op_type for node in model.graph.node)
+    """Op types and their counts, those of subgraphs (If/Loop/Scan bodies) included."""
+    counts = collections.Counter()
+    graphs = [model.graph]
+    while graphs:
+        graph = graphs.pop()
+        for node in graph.node:
+            counts[node.op_type] += 1
+            graphs.extend(a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH)
+    return counts
 
 
 def save_atomic(model, path):
@@ -323,30 +331,36 @@ def describe(name, model):
     print("    " + ", ".join(f"{op} {n}" for op, n in sorted(counts.items())))
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default=DEFAULT_OUT,
-                   help=f"output directory (relative to the repo root; default {DEFAULT_OUT})")
-    p.add_argument("--only", nargs="+", choices=sorted(MODELS), metavar="NAME",
-                   help="write only these models (choices: %s)" % ", ".join(MODELS))
+def parse_args(argv, models, default_out, doc):
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--out", default=default_out,
+                   help=f"output directory (relative to the repo root; default {default_out})")
+    p.add_argument("--only", nargs="+", choices=sorted(models), metavar="NAME",
+                   help="write only these models (choices: %s)" % ", ".join(models))
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
     return p.parse_args(argv)
 
 
-def main(argv=None):
-    args = parse_args(argv)
+def write_models(argv, models, default_out, doc):
+    """The generators' command line: builds each model of `models` (name -> builder) missing
+    from --out (all with --force) and prints its op histogram."""
+    args = parse_args(argv, models, default_out, doc)
     out_dir = Path(args.out)
     out_dir = out_dir if out_dir.is_absolute() else REPO_ROOT / out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name in args.only or MODELS:
+    for name in args.only or models:
         path = out_dir / f"{name}.onnx"
         if path.exists() and not args.force:
             model = onnx.load(str(path))
         else:
-            model = MODELS[name]()
+            model = models[name]()
             save_atomic(model, path)
         describe(name, model)
     return 0
+
+
+def main(argv=None):
+    return write_models(argv, MODELS, DEFAULT_OUT, __doc__)
 
 
 if __name__ == "__main__":
