@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "kernels/simd/gemm_row.h"
 #include "kernels/simd/vec.h"
 
 namespace webnx::simd {
@@ -144,7 +145,11 @@ void GemmImpl(int m, int n, int k, const float* packed_a, const float* b, size_t
     const float* bias = ep.bias ? ep.bias + i : nullptr;
     float* ci = c + static_cast<size_t>(i) * ldc;
     const float* ai = ep.addend ? ep.addend + static_cast<size_t>(i) * ldc : nullptr;
-    for (int j = 0; j < full; j += kGemmNr) {
+    int j = 0;
+    if (rows == 1) {
+      j = GemmRowBlocks<kClamp>(k, pa, b, column_step, ldb, full, ci, bias, ai, lo, hi);
+    }
+    for (; j < full; j += kGemmNr) {
       const float* bj = b + j * column_step;
       const float* aij = ai ? ai + j : nullptr;
       if (rows == kGemmMr) {
@@ -243,10 +248,17 @@ void PackLhs(const float* a, int m, int k, int lda, float* packed) {
         Store(packed + 12, x3);
       }
     }
-    for (; kk < k; ++kk) {
-      for (int r = 0; r < kGemmMr; ++r) {
-        *packed++ = p + r < m ? a[static_cast<size_t>(p + r) * lda + kk] : 0.f;
+    if (p + kGemmMr > m) {  // the last 1-3 rows (a recurrent step's state: every step)
+      std::fill(packed, packed + static_cast<size_t>(kGemmMr) * k, 0.f);
+      for (int r = 0; p + r < m; ++r) {
+        const float* row = a + static_cast<size_t>(p + r) * lda;
+        WEBNX_PLAIN_LOOP
+        for (int j = 0; j < k; ++j) packed[static_cast<size_t>(j) * kGemmMr + r] = row[j];
       }
+      return;
+    }
+    for (; kk < k; ++kk) {
+      for (int r = 0; r < kGemmMr; ++r) *packed++ = a[static_cast<size_t>(p + r) * lda + kk];
     }
   }
 }

@@ -184,6 +184,41 @@ TEST(SimdGemm, LoneLastColumnIsBitwiseTheTilesColumn) {
     }
 }
 
+// A one-row product runs blocks of four panels at once (kernels/simd/gemm_row.h): each output
+// is still the 4x8 tile's chain, so row 0 alone equals row 0 of a four-row product, bitwise.
+TEST(SimdGemm, SingleRowIsBitwiseTheTilesRow) {
+  uint32_t seed = 1300;
+  for (int n : {16, 32, 40, 48, 56, 70, 97})
+    for (int k : {1, 6, 128}) {
+      const RandomLhs lhs = MakeRandomLhs(4, k, k, seed++);
+      std::vector<float> row_packed(PackedLhsSize(1, k));
+      PackLhs(lhs.a.data(), 1, k, k, row_packed.data());
+      const int ldb = n + 3;
+      const auto b = RandomFloats(static_cast<size_t>(k) * ldb, seed++);
+      const auto bias = RandomFloats(4, seed++);
+      const auto addend = RandomFloats(static_cast<size_t>(4) * ldb, seed++);
+      std::vector<float> packed_b(PackedRhsSize(k, n)), tail(static_cast<size_t>(k) * kGemmNr);
+      PackRhs(b.data(), k, n, ldb, packed_b.data());
+      for (int variant = 0; variant < 4; ++variant) {
+        GemmEpilogue ep;
+        ep.bias = variant & 1 ? bias.data() : nullptr;
+        ep.addend = variant & 2 ? addend.data() : nullptr;
+        if (variant == 3) ep.min = -0.5f, ep.max = 0.6f;
+        std::vector<float> four(static_cast<size_t>(4) * ldb), one(ldb, NAN), one_in_place = one;
+        GemmPacked(4, n, k, lhs.packed.data(), packed_b.data(), four.data(), ldb, ep);
+        GemmPacked(1, n, k, row_packed.data(), packed_b.data(), one.data(), ldb, ep);
+        GemmUnpackedRhs(1, n, k, row_packed.data(), b.data(), ldb, one_in_place.data(), ldb, ep,
+                        tail.data());
+        for (int j = 0; j < n; ++j) {
+          ASSERT_EQ(one[j], four[j])
+              << "n=" << n << " k=" << k << " variant " << variant << " column " << j;
+          ASSERT_EQ(one_in_place[j], four[j])
+              << "in place, n=" << n << " k=" << k << " column " << j;
+        }
+      }
+    }
+}
+
 TEST(SimdGemm, TransposedRhsMatchesNaive) {
   uint32_t seed = 100;
   for (int m : {1, 2, 5})
