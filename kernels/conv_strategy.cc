@@ -7,13 +7,16 @@
 namespace webnx::conv {
 namespace {
 
-Path PathOf(const ConvShape& s) {
-  if (s.group_in == 0) return Path::kBiasOnly;  // no input channels: the output is the bias
-  const bool pointwise = std::all_of(s.axes.begin(), s.axes.end(), [](const nn::WindowAxis& a) {
+bool Pointwise(const ConvShape& s) {
+  return std::all_of(s.axes.begin(), s.axes.end(), [](const nn::WindowAxis& a) {
     return a.kernel == 1 && a.stride == 1 && a.pad_begin == 0 && a.pad_end == 0;
   });
+}
+
+Path PathOf(const ConvShape& s) {
+  if (s.group_in == 0) return Path::kBiasOnly;  // no input channels: the output is the bias
   if (s.group_in == 1) return Path::kDirect;
-  return pointwise ? Path::kPointwise : Path::kIm2Col;
+  return Pointwise(s) ? Path::kPointwise : Path::kIm2Col;
 }
 
 }  // namespace
@@ -33,8 +36,7 @@ Status ChooseStrategy(PlanContext& ctx, ConvShape& s, Strategy* strategy) {
   const bool two_d = s.axes[0].kernel == 1 && s.axes[0].out == 1 && s.axes[0].in == 1;
   const bool fits_int = reference.col_rows() < INT32_MAX && s.out_plane < INT32_MAX &&
                         s.group_in * s.kernel_size < INT32_MAX;
-  if (!ctx.is_constant(1) || !fits_int || (path == Path::kDirect && !two_d) ||
-      (path == Path::kDirect && s.group_out != 1)) {  // last: depthwise multiplier > 1
+  if (!ctx.is_constant(1) || !fits_int) {
     if (!replaced) return Status::Ok();
     return ctx.Error(ErrorCode::kOutOfMemory,
                      "an output plane this big needs the scalar conv, and W was packed for "
@@ -44,15 +46,17 @@ Status ChooseStrategy(PlanContext& ctx, ConvShape& s, Strategy* strategy) {
   if (const Tensor* b = s.has_bias ? ctx.constant(2) : nullptr) {
     s.bias.assign(b->ptr<float>(), b->ptr<float>() + s.out_channels);
   }
-  if (path == Path::kDirect) {
+  if (path == Path::kDirect && two_d && s.group_out == 1) {
     if (replaced) return ctx.Error(ErrorCode::kInternal, "a depthwise W was replaced at load");
     return strategy->emplace<Depthwise>(s, ctx.constant(1)->ptr<float>()).Plan(ctx);
   }
+  // The other single-input-channel convs (a mono signal's or a grey image's first conv, a
+  // channel multiplier, 1-D and 3-D depthwise): per group a GEMM of depth kernel_size.
   if (path == Path::kIm2Col && two_d && Winograd::Takes(s)) {
     Winograd& winograd = strategy->emplace<Winograd>(s);
     if (winograd.ReadWeights(ctx)) return winograd.Plan(ctx);
   }
-  return strategy->emplace<PackedGemm>(s, path == Path::kPointwise).Plan(ctx);
+  return strategy->emplace<PackedGemm>(s, Pointwise(s)).Plan(ctx);
 }
 
 }  // namespace webnx::conv

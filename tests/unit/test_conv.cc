@@ -157,6 +157,9 @@ TEST(Conv, RandomCasesMatchNaive) {
       // 1-D and 3-D.
       {2, 3, 4, 1, {17}, {5}, {3}, {2}, {2, 3}, true},
       {1, 4, 4, 4, {13}, {3}, {1}, {1}, {1, 1}, true},
+      // A mono signal's front end (one input channel, 1-D: the packed GEMM), 3-D depthwise.
+      {1, 1, 16, 1, {131}, {8}, {4}, {1}, {0, 3}, true},
+      {2, 3, 6, 3, {4, 5, 9}, {3, 2, 3}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 1, 0, 2}, true},
       {1, 3, 2, 1, {5, 6, 4}, {2, 3, 2}, {2, 1, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 0}, true},
       {1, 2, 4, 2, {4, 5, 5}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, false},
       // 3-D on the packed GEMM (constant W): rows of 8+ outputs (interior panels), stride 2 in
