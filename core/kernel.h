@@ -206,6 +206,9 @@ class Kernel {
   // then writes the consumer's output in place of its own output 0 (never stored), and the
   // fusions asked of it later apply to that output. True when it has taken `consumer`.
   virtual bool FuseConsumer(std::unique_ptr<Kernel>& consumer) { return false; }
+  // The address of a tag unique to the kernel's class, for a FuseConsumer that takes only its
+  // own kind (the wasm build has no RTTI, so no dynamic_cast); null for most kernels.
+  virtual const void* ClassTag() const { return nullptr; }
 };
 
 }  // namespace webnx

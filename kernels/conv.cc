@@ -106,6 +106,11 @@ class ConvKernel : public Kernel {
     return true;
   }
 
+  const void* ClassTag() const override {
+    static const char tag = 0;
+    return &tag;
+  }
+
   // Once a depthwise conv is fused in, what comes after is that conv's epilogue.
   Epilogue* epilogue() override { return fused_dw_ ? fused_dw_->epilogue() : &shape_.epilogue; }
 
@@ -115,7 +120,9 @@ class ConvKernel : public Kernel {
   // interleaved by a pass of its own.
   bool FuseConsumer(std::unique_ptr<Kernel>& consumer) override {
     const ConvShape& s = shape_;
-    auto* consumer_conv = dynamic_cast<ConvKernel*>(consumer.get());
+    auto* consumer_conv = consumer->ClassTag() == ClassTag()
+                              ? static_cast<ConvKernel*>(consumer.get())
+                              : nullptr;
     const auto* gemm = std::get_if<conv::PackedGemm>(&strategy_);
     if (!consumer_conv || fused_dw_ || !gemm || !gemm->pointwise() || s.groups != 1 ||
         s.epilogue.has_addend || s.skip_run) {
