@@ -174,7 +174,8 @@ TEST(ShapeOrder, ConvsOfEveryStrategy) {
       {"grouped im2col", 8, 8, 3, 1, 1, 2},
       {"depthwise (4 channels at a time or a plane at a time)", 8, 8, 3, 1, 1, 8},
       {"depthwise 5x5, stride 2", 8, 8, 5, 2, 2, 8},
-      {"depthwise multiplier 2 (scalar)", 4, 8, 3, 1, 1, 4},
+      {"depthwise multiplier 2 (a packed GEMM per group)", 4, 8, 3, 1, 1, 4},
+      {"one input channel (packed GEMM of depth 9)", 1, 9, 3, 2, 1, 1},
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(k.name);
@@ -203,13 +204,15 @@ TEST(ShapeOrder, FusedInvertedResidualBlock) {
   ExpectOrderFree(mb.Bytes(), Planes(c));
 }
 
-TEST(ShapeOrder, OneDimensionalConvOnTheScalarPath) {
-  ModelBuilder mb;
-  mb.Input("X", kOnnxFloat, {"N", 4, "L"});
-  mb.FloatInit("W", {6, 4, 3}, RandomFloats(6 * 4 * 3, 70));
-  mb.Node("Conv", {"X", "W"}, {"Y"}, "conv1d").Ints("kernel_shape", {3}).Ints("pads", {1, 1});
-  mb.Output("Y", kOnnxFloat, {"N", 6, "L"});
-  ExpectOrderFree(mb.Bytes(), {{2, 4, 50}, {1, 4, 3}, {3, 4, 90}, {1, 4, 3}, {4, 4, 17}});
+TEST(ShapeOrder, OneDimensionalConvs) {
+  for (int64_t c : {4, 1}) {  // 1: a mono signal's front end
+    ModelBuilder mb;
+    mb.Input("X", kOnnxFloat, {"N", c, "L"});
+    mb.FloatInit("W", {6, c, 3}, RandomFloats(6 * c * 3, 70));
+    mb.Node("Conv", {"X", "W"}, {"Y"}, "conv1d").Ints("kernel_shape", {3}).Ints("pads", {1, 1});
+    mb.Output("Y", kOnnxFloat, {"N", 6, "L"});
+    ExpectOrderFree(mb.Bytes(), {{2, c, 50}, {1, c, 3}, {3, c, 90}, {1, c, 3}, {4, c, 17}});
+  }
 }
 
 // Video convs: the packed GEMM over blocks of one output depth slice, depth padding included.
@@ -378,6 +381,62 @@ TEST(ShapeOrder, RecurrentAndAttentionOverChangingLengths) {
   mb.Output("Yh", kOnnxFloat, {"B", 1, hidden});
   mb.Output("A", kOnnxFloat, {"B", "S", d});
   ExpectOrderFree(mb.Bytes(), {{2, 9, d}, {1, 1, d}, {3, 33, d}, {1, 1, d}, {2, 7, d}});
+}
+
+// A batch of one runs the recurrent step on the one-row GEMM blocks (kernels/simd/gemm_row.h),
+// larger batches on the 4-row tiles; gate widths past several 32-column blocks.
+TEST(ShapeOrder, RecurrentStepsOverChangingBatches) {
+  constexpr int64_t d = 7, hidden = 20;
+  ModelBuilder mb(14);
+  mb.Input("X", kOnnxFloat, {"S", "B", d});
+  mb.FloatInit("W", {2, 3 * hidden, d}, RandomFloats(2 * 3 * hidden * d, 103));
+  mb.FloatInit("R", {2, 3 * hidden, hidden}, RandomFloats(2 * 3 * hidden * hidden, 104));
+  mb.FloatInit("Wl", {1, 4 * hidden, d}, RandomFloats(4 * hidden * d, 105));
+  mb.FloatInit("Rl", {1, 4 * hidden, hidden}, RandomFloats(4 * hidden * hidden, 106));
+  mb.Node("GRU", {"X", "W", "R"}, {"G"}, "gru")
+      .Int("hidden_size", hidden)
+      .String("direction", "bidirectional");
+  mb.Node("LSTM", {"X", "Wl", "Rl"}, {"L"}, "lstm").Int("hidden_size", hidden);
+  mb.Output("G", kOnnxFloat, {"S", 2, "B", hidden});
+  mb.Output("L", kOnnxFloat, {"S", 1, "B", hidden});
+  ExpectOrderFree(mb.Bytes(), {{9, 3, d}, {4, 1, d}, {30, 5, d}, {4, 1, d}, {2, 2, d}});
+}
+
+// GridSample reading a grid computed from the image (a conv's two channels, NHWC, squashed into
+// [-1, 1]), then Einsum mixing channels.
+TEST(ShapeOrder, GridSampleAndEinsumOverChangingImages) {
+  constexpr int64_t c = 3;
+  ModelBuilder mb(20);
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  mb.FloatInit("Wg", {2, c, 3, 3}, RandomFloats(2 * c * 9, 107));
+  mb.FloatInit("K", {c, 5}, RandomFloats(c * 5, 108));
+  mb.Node("Conv", {"X", "Wg"}, {"G"}, "offsets")
+      .Ints("kernel_shape", {3, 3})
+      .Ints("pads", {1, 1, 1, 1});
+  mb.Node("Transpose", {"G"}, {"Gt"}, "nhwc").Ints("perm", {0, 2, 3, 1});
+  mb.Node("Tanh", {"Gt"}, {"Grid"}, "squash");
+  mb.Node("GridSample", {"X", "Grid"}, {"S"}, "sample").String("padding_mode", "border");
+  mb.Node("Einsum", {"S", "K"}, {"Y"}, "mix").String("equation", "nchw,ck->nkhw");
+  mb.Output("Y", kOnnxFloat, {"N", 5, "H", "W"});
+  ExpectOrderFree(mb.Bytes(), Planes(c));
+}
+
+// Signal ops over changing lengths: STFT (Hann window, frames of 16, hop 4) and a DFT of the
+// whole signal.
+TEST(ShapeOrder, SignalOpsOverChangingLengths) {
+  constexpr int64_t frame = 16;
+  ModelBuilder mb(20);
+  mb.Input("X", kOnnxFloat, {"B", "T"});
+  mb.Int64Init("axes", {1}, {2});
+  mb.Int64Init("step", {}, {4});
+  mb.Int64Init("length", {}, {frame});
+  mb.Node("Unsqueeze", {"X", "axes"}, {"X3"}, "real");
+  mb.Node("HannWindow", {"length"}, {"window"}, "hann");
+  mb.Node("STFT", {"X3", "step", "window", "length"}, {"S"}, "stft");
+  mb.Node("DFT", {"X3"}, {"F"}, "dft");  // axis -2: time
+  mb.Output("S", kOnnxFloat, {"B", "F", frame / 2 + 1, 2});
+  mb.Output("F", kOnnxFloat, {"B", "T", 2});
+  ExpectOrderFree(mb.Bytes(), {{2, 100}, {1, 16}, {3, 257}, {1, 16}, {2, 31}});
 }
 
 }  // namespace
