@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/separate_function.h"
 #include "kernels/conv_shape.h"
 #include "kernels/conv_strategy.h"
 #include "kernels/conv_weight_forms.h"
@@ -43,7 +44,7 @@ struct RunStrategy {
 
 class ConvKernel : public Kernel {
  public:
-  Status Plan(PlanContext& ctx) override {
+  WEBNX_PLAN_TIME Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kFloat32}));
@@ -120,9 +121,8 @@ class ConvKernel : public Kernel {
   // interleaved by a pass of its own.
   bool FuseConsumer(std::unique_ptr<Kernel>& consumer) override {
     const ConvShape& s = shape_;
-    auto* consumer_conv = consumer->ClassTag() == ClassTag()
-                              ? static_cast<ConvKernel*>(consumer.get())
-                              : nullptr;
+    auto* consumer_conv =
+        consumer->ClassTag() == ClassTag() ? static_cast<ConvKernel*>(consumer.get()) : nullptr;
     const auto* gemm = std::get_if<conv::PackedGemm>(&strategy_);
     if (!consumer_conv || fused_dw_ || !gemm || !gemm->pointwise() || s.groups != 1 ||
         s.epilogue.has_addend || s.skip_run) {

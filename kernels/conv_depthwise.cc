@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/separate_function.h"
 #include "kernels/epilogue_function.h"
 #include "kernels/simd/dwconv4.h"
 
@@ -39,7 +40,7 @@ simd::DepthwiseShape DepthwiseShapeOf(const ConvShape& shape) {
 // of consecutive planes (up to about 16K outputs, at least 4 tasks per thread): small
 // late-layer planes share cache lines, which threads taking alternate planes would pass back
 // and forth.
-Status Depthwise::Plan(PlanContext& ctx) {
+WEBNX_PLAN_TIME Status Depthwise::Plan(PlanContext& ctx) {
   shape_ = DepthwiseShapeOf(s_);
   four_ = simd::Depthwise4ScratchFloats(shape_) > 0 &&
           (shape_.out_w <= kDepthwise4MaxWidth || simd::DepthwiseScratchFloats(shape_) == 0);

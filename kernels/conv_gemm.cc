@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/separate_function.h"
 #include "kernels/conv_weight_forms.h"
 #include "kernels/epilogue_function.h"
 #include "kernels/simd/gemm.h"
@@ -11,7 +12,7 @@ namespace webnx::conv {
 PackedGemm::PackedGemm(const ConvShape& shape, bool pointwise)
     : s_(shape), pointwise_(pointwise), k_(static_cast<int>(shape.group_in * shape.kernel_size)) {}
 
-Status PackedGemm::Plan(PlanContext& ctx) {
+WEBNX_PLAN_TIME Status PackedGemm::Plan(PlanContext& ctx) {
   DerivedForm packed;
   WEBNX_RETURN_IF_ERROR(ctx.Form(conv_forms::PackedLhs(s_.groups, s_.group_out, k_), &packed));
   buffers_.weights = packed.head;

@@ -112,7 +112,7 @@ void Im2ColBand(const ConvShape& shape, const std::vector<TapSpan>& spans, const
 
 }  // namespace
 
-Status Reference::Plan(const PlanContext& ctx) {
+WEBNX_PLAN_TIME Status Reference::Plan(const PlanContext& ctx) {
   if (path_ == Path::kBiasOnly) return Status::Ok();
   inner_spans_ = InnerTapSpans(s_.axes[2]);
   if (path_ != Path::kIm2Col) return Status::Ok();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/separate_function.h"
 #include "kernels/conv_weight_forms.h"
 
 namespace webnx::conv {
@@ -15,7 +16,7 @@ bool Winograd::Takes(const ConvShape& shape) {
                                    shape.group_in, shape.group_out, ah.pad_begin, aw.pad_begin);
 }
 
-bool Winograd::ReadWeights(const PlanContext& ctx) {
+WEBNX_PLAN_TIME bool Winograd::ReadWeights(const PlanContext& ctx) {
   const nn::WindowAxis& ah = s_.axes[1];
   const nn::WindowAxis& aw = s_.axes[2];
   shape_ = simd::WinogradShape{static_cast<int>(s_.group_in),  static_cast<int>(s_.group_out),
@@ -39,7 +40,7 @@ bool Winograd::ReadWeights(const PlanContext& ctx) {
   return true;
 }
 
-Status Winograd::Plan(const PlanContext& ctx) {
+WEBNX_PLAN_TIME Status Winograd::Plan(const PlanContext& ctx) {
   scratch_floats_ = static_cast<int64_t>(simd::WinogradScratchFloats(shape_));
   tiles_ = simd::WinogradTiles(shape_);
   blocks_ = (tiles_ + simd::kWinogradTilesPerBlock - 1) / simd::kWinogradTilesPerBlock;

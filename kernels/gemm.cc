@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/separate_function.h"
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
 #include "kernels/packed_matmul.h"
@@ -28,7 +29,7 @@ Status RequirePackedIfReplaced(const PlanContext& ctx, bool packed_or_empty) {
 
 class GemmKernel : public Kernel {
  public:
-  Status Plan(PlanContext& ctx) override {
+  WEBNX_PLAN_TIME Status Plan(PlanContext& ctx) override {
     // C is optional only from version 11.
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(ctx.since_version() >= 11 ? 2 : 3, 3));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
@@ -186,7 +187,7 @@ class GemmKernel : public Kernel {
 // batch dims (all but the last two) broadcast.
 class MatMulKernel : public Kernel {
  public:
-  Status Plan(PlanContext& ctx) override {
+  WEBNX_PLAN_TIME Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kFloat32}));

@@ -9,6 +9,7 @@
 
 #include "core/kernel.h"
 #include "core/limits.h"
+#include "core/separate_function.h"
 
 namespace webnx::nn {
 
@@ -136,8 +137,8 @@ inline Status ReadPositiveInts(PlanContext& ctx, const std::string& name, size_t
   return Status::Ok();
 }
 
-inline Status ReadWindowAttrs(PlanContext& ctx, size_t spatial_rank, const WindowOptions& options,
-                              WindowAttrs* out) {
+WEBNX_PLAN_TIME inline Status ReadWindowAttrs(PlanContext& ctx, size_t spatial_rank,
+                                              const WindowOptions& options, WindowAttrs* out) {
   Attrs& attrs = ctx.attrs();
   const std::vector<int64_t> ones(spatial_rank, 1);
   if (attrs.Has("kernel_shape")) {

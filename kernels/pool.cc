@@ -44,7 +44,7 @@ class PoolKernel : public Kernel {
  public:
   explicit PoolKernel(PoolMode mode) : mode_(mode) {}
 
-  Status Plan(PlanContext& ctx) override {
+  WEBNX_PLAN_TIME Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
     const Shape& x = ctx.shape(0);
@@ -285,7 +285,7 @@ class GlobalPoolKernel : public Kernel {
  public:
   explicit GlobalPoolKernel(PoolMode mode) : mode_(mode) {}
 
-  Status Plan(PlanContext& ctx) override {
+  WEBNX_PLAN_TIME Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
     const Shape& x = ctx.shape(0);
