@@ -87,8 +87,10 @@ class ConvKernel : public Kernel {
     s.in_plane = no_input ? 0 : nn::DimProduct(x, 2, x.size());
     s.kernel_size = no_input ? 0 : nn::DimProduct(w, 2, w.size());
     WEBNX_RETURN_IF_ERROR(conv::ChooseStrategy(ctx, s, &strategy_));
-    // The GEMM paths add a residual; the SIMD GEMM and depthwise paths apply a function.
-    const bool gemm = std::holds_alternative<conv::PackedGemm>(strategy_);
+    // The GEMM paths (and the few-outputs rows) add a residual; they and the depthwise path
+    // apply a function.
+    const bool gemm = std::holds_alternative<conv::PackedGemm>(strategy_) ||
+                      std::holds_alternative<conv::FewOutputs>(strategy_);
     s.epilogue.accepts_addend = gemm || std::holds_alternative<conv::Winograd>(strategy_);
     s.epilogue.accepts_function = gemm || std::holds_alternative<conv::Depthwise>(strategy_);
     return Status::Ok();

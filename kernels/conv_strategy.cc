@@ -52,6 +52,9 @@ Status ChooseStrategy(PlanContext& ctx, ConvShape& s, Strategy* strategy) {
   }
   // The other single-input-channel convs (a mono signal's or a grey image's first conv, a
   // channel multiplier, 1-D and 3-D depthwise): per group a GEMM of depth kernel_size.
+  if (FewOutputs::Takes(s) && !replaced) {
+    return strategy->emplace<FewOutputs>(s, ctx.constant(1)->ptr<float>()).Plan(ctx);
+  }
   if (path == Path::kIm2Col && two_d && Winograd::Takes(s)) {
     Winograd& winograd = strategy->emplace<Winograd>(s);
     if (winograd.ReadWeights(ctx)) return winograd.Plan(ctx);

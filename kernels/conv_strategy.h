@@ -4,7 +4,9 @@
 //  - Winograd (conv_winograd.cc): 2-D 3x3 stride 1, F(2x2, 3x3) on transformed constant W;
 //  - Depthwise (conv_depthwise.cc): 2-D, one input and one output channel per group;
 //  - PointwiseDepthwise (conv_pointwise_depthwise.cc): a pointwise PackedGemm and the depthwise
-//    conv reading its output, fused (ConvKernel::FuseConsumer).
+//    conv reading its output, fused (ConvKernel::FuseConsumer);
+//  - FewOutputs (conv_few_outputs.cc): 2-D stride 1, one group, 1-3 output channels, from X's
+//    rows without im2col.
 // ChooseStrategy picks one when the conv is planned; ConvKernel::Run calls its
 // Run(const RunContext&, const RunArgs&).
 #pragma once
@@ -13,6 +15,7 @@
 
 #include "core/kernel.h"
 #include "kernels/conv_depthwise.h"
+#include "kernels/conv_few_outputs.h"
 #include "kernels/conv_gemm.h"
 #include "kernels/conv_pointwise_depthwise.h"
 #include "kernels/conv_reference.h"
@@ -24,8 +27,8 @@ namespace webnx::conv {
 // One of the strategies, held by value: as subclasses of a virtual base each had its own
 // destructors, vtable and type info, more than a kilobyte of .wasm (measured). Empty for a conv
 // not planned, or with an empty output.
-using Strategy =
-    std::variant<std::monostate, Reference, PackedGemm, Winograd, Depthwise, PointwiseDepthwise>;
+using Strategy = std::variant<std::monostate, Reference, PackedGemm, Winograd, Depthwise,
+                              PointwiseDepthwise, FewOutputs>;
 
 // Picks and plans the strategy of a conv with a non-empty output, from its shape and whether W is
 // constant; fills shape->bias when a SIMD strategy runs.

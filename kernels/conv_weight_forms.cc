@@ -104,6 +104,9 @@ void Declare(FormContext& ctx, std::vector<ConstantForm>* forms) {
       StaticPadsBefore(attrs, kernel_h, kernel_w, unit_strides && unit_dilations, &top, &left);
   if (!attrs.status().ok()) return;  // Plan reports the attribute
   const int64_t group_out = out_channels / groups;
+  // A few-outputs conv (conv_few_outputs.h) reads W as given.
+  if (groups == 1 && out_channels < simd::kGemmMr && unit_strides && kernel_h * kernel_w > 1)
+    return;
   if (pads_known && TakesWinograd(kernel_h, kernel_w, unit_strides, unit_dilations, groups,
                                   group_in, group_out, top, left)) {
     forms->push_back(Winograd(static_cast<int>(group_in), static_cast<int>(group_out)));

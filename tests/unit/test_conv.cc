@@ -168,6 +168,12 @@ TEST(Conv, RandomCasesMatchNaive) {
       {1, 4, 3, 1, {5, 12, 20}, {2, 3, 3}, {2, 1, 2}, {2, 1, 1}, {0, 1, 1, 1, 1, 0}, true},
       {1, 6, 4, 2, {7, 5, 9}, {3, 1, 3}, {1, 1, 1}, {1, 1, 1}, {2, 0, 1, 1, 0, 1}, false},
       {1, 5, 3, 1, {3, 4, 5}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, true},
+      // One to three outputs, stride 1 (rows straight from X): 16- and 4-column blocks and
+      // scalar edges, dilations, asymmetric pads, a kernel wider than the row's interior.
+      {2, 5, 1, 1, {9, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
+      {1, 3, 2, 1, {11, 23}, {5, 3}, {1, 1}, {2, 3}, {3, 0, 1, 4}, false},
+      {1, 4, 3, 1, {6, 7}, {2, 7}, {1, 1}, {1, 1}, {0, 3, 1, 3}, true},
+      {1, 2, 1, 1, {5, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
       // Kernel larger than the input, covered by padding.
       {1, 2, 3, 1, {2, 3}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, true},
       // Tall output that needs several im2col bands.

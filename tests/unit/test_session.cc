@@ -783,6 +783,43 @@ TEST(Session, ActivationsFusedIntoTheConvEpilogue) {
   EXPECT_EQ(r.plain->stats().last_plan.run_steps, 14u);
 }
 
+// Convs with one to three outputs (rows straight from X, conv::FewOutputs) take a residual, a
+// clamp and a function into their epilogue like the GEMM: a 3x3 conv plus an earlier 1x1 conv's
+// output, then Relu; a dilated 3x3 conv then SiLU. With `observe` the convs' outputs are graph
+// outputs, which forbids the fusions: both plans must agree bit for bit.
+std::string FewOutputsModel(bool observe) {
+  const int64_t c = 5, h = 7, w = 21;
+  ModelBuilder b(14);
+  b.Input("X", kOnnxFloat, {2, c, h, w});
+  b.FloatInit("W1", {2, c, 1, 1}, RandomFloats(2 * c, 51, -0.5f, 0.5f));
+  b.FloatInit("W3", {2, c, 3, 3}, RandomFloats(2 * c * 9, 52, -0.5f, 0.5f));
+  b.FloatInit("B3", {2}, RandomFloats(2, 53, -0.5f, 0.5f));
+  b.FloatInit("Wd", {3, c, 3, 3}, RandomFloats(3 * c * 9, 54, -0.5f, 0.5f));
+  b.Node("Conv", {"X", "W1"}, {"early"}, "early");
+  b.Node("Conv", {"X", "W3", "B3"}, {"late"}, "late").Ints("pads", {1, 1, 1, 1});
+  b.Node("Add", {"early", "late"}, {"sum"}, "sum");
+  b.Node("Relu", {"sum"}, {"y"}, "relu");
+  b.Node("Conv", {"X", "Wd"}, {"f"}, "dilated")
+      .Ints("pads", {2, 2, 2, 2})
+      .Ints("dilations", {2, 2});
+  b.Node("Sigmoid", {"f"}, {"sf"}, "sigmoid");
+  b.Node("Mul", {"f", "sf"}, {"z"}, "silu");
+  b.Node("Concat", {"y", "z"}, {"out"}, "concat").Int("axis", 1);
+  b.Output("out", kOnnxFloat, {2, 5, h, w});
+  if (observe) {
+    for (const char* name : {"late", "f"}) b.Output(name, kOnnxFloat, {});
+  }
+  return b.Bytes();
+}
+
+TEST(Session, FewOutputConvsFuseTheirEpilogue) {
+  BothWays r;
+  RunBothWays(FewOutputsModel(false), FewOutputsModel(true), {2, 5, 7, 21}, 55, -2.f, 2.f, &r);
+  EXPECT_EQ(r.got, r.want);
+  EXPECT_EQ(r.fused->stats().last_plan.fused_nodes, 4u);  // sum, relu; sigmoid, silu
+  EXPECT_EQ(r.plain->stats().last_plan.fused_nodes, 0u);
+}
+
 // Two inverted-residual blocks as MobileNets have them: a 1x1 expand conv, its activation, a
 // depthwise conv and its activation, a 1x1 project conv. Block 1: Clip(0, 6), depthwise 3x3
 // stride 2 to 10 channels (a partial block of four); block 2: SiLU (x * Sigmoid(x)), depthwise

@@ -176,6 +176,7 @@ TEST(ShapeOrder, ConvsOfEveryStrategy) {
       {"depthwise 5x5, stride 2", 8, 8, 5, 2, 2, 8},
       {"depthwise multiplier 2 (a packed GEMM per group)", 4, 8, 3, 1, 1, 4},
       {"one input channel (packed GEMM of depth 9)", 1, 9, 3, 2, 1, 1},
+      {"three outputs, stride 1 (rows straight from X)", 6, 3, 3, 1, 1, 1},
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(k.name);
