@@ -13,9 +13,10 @@
 
 #define WEBNX_SEPARATE_FUNCTION __attribute__((noinline))
 
-// Plan-time code inside a file compiled for speed (CMakeLists.txt's hot list): compiled for
-// size like the cold files. It runs once per plan; at -O3 the conv's, pool's and gemm's Plan
-// with what they inline were 15 KB.
+// Plan-time code inside a file compiled for speed (CMakeLists.txt's hot list, kernels/simd):
+// compiled for size like the cold files. It runs once per plan (Plan functions, weight packers,
+// scratch set-up) or once per runtime (the kernels' warm-up); at -O3 the conv's, pool's and
+// gemm's Plan with what they inline were 15 KB.
 #ifdef __clang__
 #define WEBNX_PLAN_TIME __attribute__((minsize))
 #else

@@ -175,7 +175,7 @@ size_t DepthwiseScratchFloats(const DepthwiseShape& s) {
   return static_cast<size_t>(p.rows) * p.cols;
 }
 
-void DepthwiseInitScratch(const DepthwiseShape& s, float* scratch) {
+WEBNX_PLAN_TIME void DepthwiseInitScratch(const DepthwiseShape& s, float* scratch) {
   std::fill(scratch, scratch + DepthwiseScratchFloats(s), 0.f);
 }
 

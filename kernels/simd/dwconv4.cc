@@ -162,7 +162,7 @@ size_t Depthwise4ScratchFloats(const DepthwiseShape& s) {
          static_cast<size_t>(s.out_h) * s.out_w * 4 + kResultSlack;
 }
 
-void Depthwise4InitScratch(const DepthwiseShape& s, float* scratch) {
+WEBNX_PLAN_TIME void Depthwise4InitScratch(const DepthwiseShape& s, float* scratch) {
   std::fill(scratch, scratch + Depthwise4ScratchFloats(s), 0.f);
 }
 
@@ -170,7 +170,8 @@ size_t Depthwise4WeightFloats(const DepthwiseShape& s, int channels) {
   return static_cast<size_t>((channels + 3) / 4) * Taps(s) * 4;
 }
 
-void Depthwise4PackWeights(const DepthwiseShape& s, int channels, const float* w, float* packed) {
+WEBNX_PLAN_TIME void Depthwise4PackWeights(const DepthwiseShape& s, int channels, const float* w,
+                                           float* packed) {
   const int taps = Taps(s);
   for (int c0 = 0; c0 < channels; c0 += 4) {
     for (int t = 0; t < taps; ++t, packed += 4)

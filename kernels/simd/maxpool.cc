@@ -98,7 +98,7 @@ size_t MaxPoolScratchFloats(const Pool2DShape& s) {
   return static_cast<size_t>(p.rows) * p.cols;
 }
 
-void MaxPoolInitScratch(const Pool2DShape& s, float* scratch) {
+WEBNX_PLAN_TIME void MaxPoolInitScratch(const Pool2DShape& s, float* scratch) {
   std::fill(scratch, scratch + MaxPoolScratchFloats(s), -std::numeric_limits<float>::infinity());
 }
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/separate_function.h"
 #include "kernels/simd/activation.h"
 #include "kernels/simd/arith.h"
 #include "kernels/simd/dwconv.h"
@@ -21,7 +22,7 @@ constexpr int kRounds = 2;
 
 }  // namespace
 
-void WarmUpKernels() {
+WEBNX_PLAN_TIME void WarmUpKernels() {
   constexpr int m = 16, n = 64, k = 64;
   std::vector<float> a(m * k, 0.5f), b(PackedRhsSize(k, n), 0.25f), c(m * n + k * kGemmNr);
   std::vector<float> packed(PackedLhsSize(m, k));

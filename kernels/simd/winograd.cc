@@ -178,8 +178,9 @@ void TransformOutputs(const WinogradShape& s, const float* m, int first, int cou
 // into `panel`: matrix xi at xi * matrix, input channel ci at 4 * ci (PackLhs's layout). A
 // call per panel rather than one loop over the layer: V8 swaps in optimised code only between
 // calls, and packing a ResNet's weights in the first plan ran 70 ms unoptimised.
-WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s, const float* rows, int lanes,
-                                             size_t matrix, float* panel) {
+WEBNX_PLAN_TIME WEBNX_SEPARATE_FUNCTION void PackWeightPanel(const WinogradShape& s,
+                                                             const float* rows, int lanes,
+                                                             size_t matrix, float* panel) {
   const int cin = s.in_channels;
   const f32x4 half = Splat(0.5f);
   for (int ci = 0; ci < cin; ++ci) {
@@ -229,8 +230,8 @@ size_t WinogradWeightFloats(const WinogradShape& s) {
   return static_cast<size_t>(16) * PackedLhsSize(s.out_channels, s.in_channels);
 }
 
-void WinogradPackWeights(const WinogradShape& s, const float* w, float* head, int head_groups,
-                         float* tail) {
+WEBNX_PLAN_TIME void WinogradPackWeights(const WinogradShape& s, const float* w, float* head,
+                                         int head_groups, float* tail) {
   const size_t row_floats = static_cast<size_t>(s.in_channels) * 9;
   const size_t panel_matrix = static_cast<size_t>(4) * s.in_channels;  // one panel's, one xi's
   std::vector<float> copied;
