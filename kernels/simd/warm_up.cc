@@ -22,7 +22,7 @@ constexpr int kRounds = 2;
 
 }  // namespace
 
-WEBNX_PLAN_TIME void WarmUpKernels() {
+void WarmUpKernels() {
   constexpr int m = 16, n = 64, k = 64;
   std::vector<float> a(m * k, 0.5f), b(PackedRhsSize(k, n), 0.25f), c(m * n + k * kGemmNr);
   std::vector<float> packed(PackedLhsSize(m, k));
