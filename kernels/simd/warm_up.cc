@@ -2,7 +2,6 @@
 
 #include <vector>
 
-#include "core/separate_function.h"
 #include "kernels/simd/activation.h"
 #include "kernels/simd/arith.h"
 #include "kernels/simd/dwconv.h"
