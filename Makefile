@@ -121,6 +121,8 @@ bench: wasm wasm-mt models
 	node bench/threads.mjs --models $(MODELS) --threads 2 --one $(BUILD)/bench/1t.json $(BENCH_ARGS)
 	@echo "== models beyond the zoo: recurrent layers, control flow, ConvTranspose, Conv3d (1 thread)"
 	node bench/field.mjs --models $(MODELS)
+	@echo "== in headless Chromium (web/bench.html): zoo and field models, 1 thread"
+	node bench/chromium.mjs
 	@echo "== NHWC exports against the NCHW export (transposes folded at load, 1 thread)"
 	node bench/nhwc.mjs --models $(MODELS)
 	@echo "== webnx's cold load from bytes, a path and a URL (1 thread)"

@@ -7,26 +7,16 @@
 // usage: node bench/field.mjs [--models build/models] [--only lstm2,...] [--runs 30] [--warmup 5]
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { relativeMaxError, seededFloats } from '../tests/node/helpers.mjs';
+import { relativeMaxError } from '../tests/node/helpers.mjs';
 import { option, quantile, sessionMaker } from './common.mjs';
+import { FIELD_MODELS, fieldFeeds } from './field-models.mjs';
 
 const argv = process.argv.slice(2);
 const modelsDir = option(argv, 'models', 'build/models');
 const runs = Number(option(argv, 'runs', 30));
 const warmup = Number(option(argv, 'warmup', 5));
 
-const f32 = (dims, seed) => ['float32', dims, seededFloats(dims.reduce((a, b) => a * b, 1), seed)];
-const zeros = (dims) => ['float32', dims, new Float32Array(dims.reduce((a, b) => a * b, 1))];
-const MODELS = {
-  lstm2: { what: '2-layer LSTM 64->128, 100 steps', feeds: { x: f32([100, 1, 64], 1), h0: zeros([2, 1, 128]), c0: zeros([2, 1, 128]) } },
-  gru_bi: { what: 'bidirectional GRU 40->48, 100 steps', feeds: { x: f32([1, 100, 40], 2) } },
-  vad: { what: 'VAD chunk: If(sr) + Conv1d + LSTM, 512 samples', feeds: {
-    x: f32([1, 512], 3), h: zeros([1, 1, 32]), c: zeros([1, 1, 32]), sr: ['int64', [], BigInt64Array.from([16000n])] } },
-  recurrence: { what: 'Loop of tanh(h W + x[t]), 100 steps', feeds: { x: f32([100, 16], 4) } },
-  decoder: { what: '3 stride-2 ConvTranspose, 16x16 -> 128x128', feeds: { z: f32([1, 64, 16, 16], 5) } },
-  video: { what: '2 Conv3d on 3x8x32x32', feeds: { clip: f32([1, 3, 8, 32, 32], 6) } },
-};
-const only = option(argv, 'only', '') ? option(argv, 'only', '').split(',') : Object.keys(MODELS);
+const only = option(argv, 'only', '') ? option(argv, 'only', '').split(',') : Object.keys(FIELD_MODELS);
 
 const runtimes = ['webnx', 'ort-web', 'ort-node'];
 const makers = {};
@@ -34,11 +24,11 @@ for (const name of runtimes) makers[name] = await sessionMaker(name, 1);
 
 console.log('model        webnx ms  ort-web ms  ort-node ms  webnx/ort-web  what');
 for (const name of only) {
-  const { what, feeds } = MODELS[name];
+  const { what } = FIELD_MODELS[name];
   const bytes = await readFile(path.join(modelsDir, 'field', `${name}.onnx`));
   const sessions = {};
   for (const rt of runtimes) sessions[rt] = await makers[rt].create(new Uint8Array(bytes));
-  const feedsOf = (rt) => Object.fromEntries(Object.entries(feeds).map(([k, [t, d, v]]) => [k, new makers[rt].Tensor(t, v, d)]));
+  const feedsOf = (rt) => fieldFeeds(name, makers[rt].Tensor);
   const reference = await sessions['ort-node'].run(feedsOf('ort-node'));
   for (const rt of runtimes) {
     const out = await sessions[rt].run(feedsOf(rt));

@@ -3,8 +3,8 @@
 // the MIME types module scripts and streaming wasm compilation need.
 //
 // usage: node scripts/serve.mjs [--port 8080]        (0 picks a free port)
-// Mounts: /web/ → web/, /dist/ → dist/, /js/ → js/, /examples/ → examples/,
-//         /models/ → build/models/ (index.json lists the .onnx files), /node_modules/onnxruntime-web/dist/
+// Mounts: /web/ → web/, /dist/ → dist/, /js/ → js/, /examples/ → examples/, /bench/ → bench/
+//         (the field models' feeds), /models/ → build/models/ (index.json lists the .onnx files), /node_modules/onnxruntime-web/dist/
 import http from 'node:http';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -18,6 +18,7 @@ export const REPO_MOUNTS = {
   '/dist/': path.join(repo, 'dist'),
   '/js/': path.join(repo, 'js'),
   '/examples/': path.join(repo, 'examples'),
+  '/bench/': path.join(repo, 'bench'),
   '/models/': path.join(repo, 'build/models'),
   '/node_modules/onnxruntime-web/dist/': path.join(repo, 'node_modules/onnxruntime-web/dist'),
 };

@@ -2,7 +2,9 @@
 // count for both. One thread: the runtimes alternate run by run. More: each runtime's runs form a
 // block of their own, the other runtime released or not yet loaded (a thread pool that spins
 // after its run would steal the other's cores).
-// URL parameters: ?models=a,b&runs=10&warmup=2&threads=1&autorun=1
+// URL parameters: ?models=a,b&runs=10&warmup=2&threads=1&autorun=1; field/<name> times a model
+// of bench/field-models.mjs (build/models/field) on its own feeds.
+import { FIELD_MODELS, fieldFeeds } from '../bench/field-models.mjs';
 import { InferenceSession, Tensor, env } from '../js/index.mjs';
 import { seededFloats } from '../js/seeded-floats.mjs';
 
@@ -56,17 +58,26 @@ async function availableModels() {
   const listed = await fetch('../models/index.json').then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (!listed) return wanted;
   const names = new Set(listed.map((m) => m.name));
-  return wanted.filter((m) => names.has(`${m}.onnx`));
+  return wanted.filter((m) => names.has(`${m}.onnx`) || FIELD_MODELS[fieldName(m)]);
 }
 
-// Both runtimes behind one face: load(bytes), run() → Float32Array.
+const fieldName = (model) => (model.startsWith('field/') ? model.slice('field/'.length) : null);
+
+// A model's feeds for a runtime's Tensor class: a zoo model's seeded image, or a field model's own.
+function feedsFor(model, TensorClass, inputName) {
+  const field = fieldName(model);
+  if (field) return fieldFeeds(field, TensorClass);
+  return { [inputName]: new TensorClass('float32', seededFloats(3 * 224 * 224, 1235), [1, 3, 224, 224]) };
+}
+
+// Both runtimes behind one face: load(bytes, model), run() → its first output's data.
 function webnx() {
   let s;
   let feeds;
   return {
-    async load(bytes, data, dims) {
+    async load(bytes, model) {
       s = await InferenceSession.create(bytes, { numThreads: threads });
-      feeds = { [s.inputNames[0]]: new Tensor('float32', data, dims) };
+      feeds = feedsFor(model, Tensor, s.inputNames[0]);
     },
     async run() { return (await s.run(feeds))[s.outputNames[0]].data; },
     release: () => s.release(),
@@ -76,9 +87,9 @@ function ortWeb() {
   let s;
   let feeds;
   return {
-    async load(bytes, data, dims) {
+    async load(bytes, model) {
       s = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
-      feeds = { [s.inputNames[0]]: new ort.Tensor('float32', data, dims) };
+      feeds = feedsFor(model, ort.Tensor, s.inputNames[0]);
     },
     async run() { return (await s.run(feeds))[s.outputNames[0]].data; },
     release: () => s.release(),
@@ -91,13 +102,11 @@ async function benchModel(name, runs, warmup) {
   row.innerHTML = `<td>${name}</td><td colspan="7" class="muted">loading…</td>`;
   $('results').tBodies[0].append(row);
   const bytes = new Uint8Array(await (await fetch(`../models/${name}.onnx`)).arrayBuffer());
-  const dims = [1, 3, 224, 224];
-  const data = seededFloats(3 * 224 * 224, 1235);
   const runtimes = { webnx: webnx(), ort: ortWeb() };
   const stats = {};
   const load = async (key) => {
     const t = performance.now();
-    await runtimes[key].load(bytes.slice(), data, dims);
+    await runtimes[key].load(bytes.slice(), name);
     stats[key] = { load: performance.now() - t, out: await runtimes[key].run(), times: [] };
   };
   // Warm-ups, then timed runs, of the given runtimes in turn.
