@@ -440,5 +440,39 @@ TEST(ShapeOrder, SignalOpsOverChangingLengths) {
   ExpectOrderFree(mb.Bytes(), {{2, 100}, {1, 16}, {3, 257}, {1, 16}, {2, 31}});
 }
 
+// ConvTranspose on its GEMM + col2im path (strides 9 x 8: more phases than the phase path
+// takes) and DeformConv on offsets computed from the image.
+TEST(ShapeOrder, TransposedConvGemmAndDeformConvOverChangingSizes) {
+  constexpr int64_t c = 4;
+  ModelBuilder mb(19);
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  mb.FloatInit("Wt", {c, 3, 3, 3}, RandomFloats(c * 3 * 9, 109));
+  mb.FloatInit("Wo", {18, c, 3, 3}, RandomFloats(18 * c * 9, 110));
+  mb.FloatInit("Wd", {5, c, 3, 3}, RandomFloats(5 * c * 9, 111));
+  mb.Node("ConvTranspose", {"X", "Wt"}, {"U"}, "up").Ints("strides", {9, 8});
+  mb.Node("Conv", {"X", "Wo"}, {"O"}, "offsets").Ints("pads", {1, 1, 1, 1});
+  mb.Node("DeformConv", {"X", "Wd", "O"}, {"D"}, "deform").Ints("pads", {1, 1, 1, 1});
+  mb.Output("U", kOnnxFloat, {"N", 3, "H2", "W2"});
+  mb.Output("D", kOnnxFloat, {"N", 5, "H", "W"});
+  ExpectOrderFree(mb.Bytes(), Planes(c));
+}
+
+// Outputs sized by the values (plan continuations): NonZero, Compress and Unique.
+TEST(ShapeOrder, DataDependentShapesOverChangingSizes) {
+  ModelBuilder mb(13);
+  mb.Input("X", kOnnxFloat, {"N", "L"});
+  mb.FloatInit("threshold", {}, {0.2f});
+  mb.Int64Init("flat", {1}, {-1});
+  mb.Node("Greater", {"X", "threshold"}, {"G"}, "greater");
+  mb.Node("NonZero", {"G"}, {"NZ"}, "nonzero");
+  mb.Node("Reshape", {"G", "flat"}, {"Gf"}, "flatten");
+  mb.Node("Compress", {"X", "Gf"}, {"C"}, "compress");
+  mb.Node("Unique", {"X"}, {"U"}, "unique");
+  mb.Output("NZ", kOnnxInt64, {2, "K"});
+  mb.Output("C", kOnnxFloat, {"K"});
+  mb.Output("U", kOnnxFloat, {"M"});
+  ExpectOrderFree(mb.Bytes(), {{3, 50}, {1, 2}, {4, 90}, {1, 2}, {2, 17}});
+}
+
 }  // namespace
 }  // namespace webnx::testing
