@@ -14,11 +14,15 @@ struct Heads {
   int64_t batch = 0, heads = 0, seq = 0, size = 0;
   std::vector<double> x;
 
-  double& at(int64_t b, int64_t h, int64_t s, int64_t d) {
-    return x[((b * heads + h) * seq + s) * size + d];
+  // Where [b, h, s, d] is in a tensor of these sizes: [B, S, H * D] when three_d, else
+  // [B, H, S, D] (the layout of x).
+  int64_t Offset(bool three_d, int64_t b, int64_t h, int64_t s, int64_t d) const {
+    return three_d ? ((b * seq + s) * heads + h) * size + d
+                   : ((b * heads + h) * seq + s) * size + d;
   }
+  double& at(int64_t b, int64_t h, int64_t s, int64_t d) { return x[Offset(false, b, h, s, d)]; }
   double at(int64_t b, int64_t h, int64_t s, int64_t d) const {
-    return x[((b * heads + h) * seq + s) * size + d];
+    return x[Offset(false, b, h, s, d)];
   }
 };
 
@@ -37,9 +41,7 @@ Heads SplitHeads(const Tensor& t, int64_t heads) {
     for (int64_t h = 0; h < out.heads; ++h)
       for (int64_t s = 0; s < out.seq; ++s)
         for (int64_t d = 0; d < out.size; ++d) {
-          const int64_t index = three_d ? ((b * out.seq + s) * out.heads + h) * out.size + d
-                                        : ((b * out.heads + h) * out.seq + s) * out.size + d;
-          out.at(b, h, s, d) = src[index];
+          out.at(b, h, s, d) = src[out.Offset(three_d, b, h, s, d)];
         }
   return out;
 }
@@ -85,9 +87,7 @@ Tensor ToTensor(const Heads& h, bool three_d) {
     for (int64_t hh = 0; hh < h.heads; ++hh)
       for (int64_t s = 0; s < h.seq; ++s)
         for (int64_t d = 0; d < h.size; ++d) {
-          const int64_t index = three_d ? ((b * h.seq + s) * h.heads + hh) * h.size + d
-                                        : ((b * h.heads + hh) * h.seq + s) * h.size + d;
-          t.ptr<float>()[index] = static_cast<float>(h.at(b, hh, s, d));
+          t.ptr<float>()[h.Offset(three_d, b, hh, s, d)] = static_cast<float>(h.at(b, hh, s, d));
         }
   return t;
 }

@@ -13,9 +13,14 @@ bool FewOutputs::Takes(const ConvShape& s) {
   const nn::WindowAxis& ah = s.axes[1];
   const nn::WindowAxis& aw = s.axes[2];
   const bool two_d = ad.kernel == 1 && ad.out == 1 && ad.in == 1;
-  return two_d && s.groups == 1 && s.out_channels < simd::kGemmMr && s.kernel_size > 1 &&
-         ah.stride == 1 && aw.stride == 1 && s.in_channels * s.in_plane < INT_MAX &&
-         s.in_channels * s.kernel_size < INT_MAX;
+  return two_d &&
+         TakesWeights(s.groups, s.out_channels, ah.stride == 1 && aw.stride == 1, s.kernel_size) &&
+         s.in_channels * s.in_plane < INT_MAX && s.in_channels * s.kernel_size < INT_MAX;
+}
+
+bool FewOutputs::TakesWeights(int64_t groups, int64_t out_channels, bool unit_strides,
+                              int64_t taps) {
+  return groups == 1 && out_channels < simd::kGemmMr && unit_strides && taps > 1;
 }
 
 Status FewOutputs::Plan(const PlanContext& ctx) {

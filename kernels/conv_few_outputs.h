@@ -17,6 +17,9 @@ class FewOutputs {
   // Fewer output channels than the GEMM's tile has rows, a kernel wider than 1x1 (a pointwise
   // conv reads X in place already).
   static bool Takes(const ConvShape& shape);
+  // The part of Takes known from W and the attributes, when a 2-D conv's W form is declared at
+  // load (conv_forms::Declare keeps W as given for these).
+  static bool TakesWeights(int64_t groups, int64_t out_channels, bool unit_strides, int64_t taps);
   // `weights`: W as given (constants outlive every plan).
   FewOutputs(const ConvShape& shape, const float* weights) : s_(shape), weights_(weights) {}
   Status Plan(const PlanContext& ctx);

@@ -4,6 +4,7 @@
 #include <climits>
 #include <string>
 
+#include "kernels/conv_few_outputs.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/winograd.h"
 
@@ -104,9 +105,8 @@ void Declare(FormContext& ctx, std::vector<ConstantForm>* forms) {
       StaticPadsBefore(attrs, kernel_h, kernel_w, unit_strides && unit_dilations, &top, &left);
   if (!attrs.status().ok()) return;  // Plan reports the attribute
   const int64_t group_out = out_channels / groups;
-  // A few-outputs conv (conv_few_outputs.h) reads W as given.
-  if (groups == 1 && out_channels < simd::kGemmMr && unit_strides && kernel_h * kernel_w > 1)
-    return;
+  if (conv::FewOutputs::TakesWeights(groups, out_channels, unit_strides, kernel_h * kernel_w))
+    return;  // it reads W as given
   if (pads_known && TakesWinograd(kernel_h, kernel_w, unit_strides, unit_dilations, groups,
                                   group_in, group_out, top, left)) {
     forms->push_back(Winograd(static_cast<int>(group_in), static_cast<int>(group_out)));

@@ -38,42 +38,36 @@ class LstmKernel final : public RecurrentKernel {
     float* h = step.h + b * hidden;
     const Activation& f = step.functions[0];
     const float* p = step.peepholes;
-    if (!p && !attrs_.input_forget) {
-      // i, o and f are consecutive and none reads C: one pass of f over the three (a VAD's
-      // 32-wide gates spent more in three calls' set-up than in the sigmoids).
+    // Without peepholes or input_forget, i, o and f are consecutive and none reads C: one pass of
+    // f over the three (a VAD's 32-wide gates spent more in three calls' set-up than in them).
+    const bool merged = !p && !attrs_.input_forget;
+    if (merged) {
       Clip(in, 3 * hidden);
       ApplyInPlace(f, in, 3 * hidden);
-      Clip(cell, hidden);
-      ApplyInPlace(step.functions[1], cell, hidden);
-      for (int j = 0; j < hidden; ++j) c[j] = forget[j] * c[j] + in[j] * cell[j];
-      return Output(step, out, c, h);
-    }
-    if (p) {
-      for (int j = 0; j < hidden; ++j) in[j] += p[j] * c[j];
-      for (int j = 0; j < hidden; ++j) forget[j] += p[2 * hidden + j] * c[j];
-    }
-    Clip(in, hidden);
-    ApplyInPlace(f, in, hidden);
-    if (attrs_.input_forget) {
-      for (int j = 0; j < hidden; ++j) forget[j] = 1.f - in[j];
     } else {
-      Clip(forget, hidden);
-      ApplyInPlace(f, forget, hidden);
+      if (p) {
+        for (int j = 0; j < hidden; ++j) in[j] += p[j] * c[j];
+        for (int j = 0; j < hidden; ++j) forget[j] += p[2 * hidden + j] * c[j];
+      }
+      Clip(in, hidden);
+      ApplyInPlace(f, in, hidden);
+      if (attrs_.input_forget) {
+        for (int j = 0; j < hidden; ++j) forget[j] = 1.f - in[j];
+      } else {
+        Clip(forget, hidden);
+        ApplyInPlace(f, forget, hidden);
+      }
     }
     Clip(cell, hidden);
     ApplyInPlace(step.functions[1], cell, hidden);
     for (int j = 0; j < hidden; ++j) c[j] = forget[j] * c[j] + in[j] * cell[j];
-    if (p) {
-      for (int j = 0; j < hidden; ++j) out[j] += p[hidden + j] * c[j];
+    if (!merged) {
+      if (p) {
+        for (int j = 0; j < hidden; ++j) out[j] += p[hidden + j] * c[j];
+      }
+      Clip(out, hidden);
+      ApplyInPlace(f, out, hidden);
     }
-    Clip(out, hidden);
-    ApplyInPlace(f, out, hidden);
-    Output(step, out, c, h);
-  }
-
-  // Ht = ot (.) h(Ct), ot already activated.
-  void Output(const Step& step, const float* out, const float* c, float* h) {
-    const int hidden = static_cast<int>(dims_.hidden);
     float* squashed = cell_scratch_.ptr<float>();
     std::copy(c, c + hidden, squashed);
     ApplyInPlace(step.functions[2], squashed, hidden);

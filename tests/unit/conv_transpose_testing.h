@@ -16,6 +16,7 @@
 namespace webnx::conv_transpose_testing {
 
 using conv_transpose::ConvTransposeShape;
+using testing::ExpectAllNear;
 using testing::IntAttr;
 using testing::IntsAttr;
 using testing::MakeFloat;
@@ -24,14 +25,6 @@ using testing::RandomFloat;
 using testing::RunOp;
 
 using Attrs = std::map<std::string, Attribute>;
-
-inline void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
 
 // A ConvTranspose as the reference takes it, with explicit pads (negative ones stand for an
 // output larger than the full result, as output_shape and SAME can make it).
@@ -116,6 +109,15 @@ inline void CheckAgainstReference(const Case& cc, uint32_t seed) {
   std::vector<Tensor> inputs = {x, w};
   if (cc.bias) inputs.push_back(b);
   ExpectKernel(inputs, AttrsOf(cc), Reference(x, w, cc.bias ? &b : nullptr, cc));
+}
+
+// Each case against the reference, inputs from seeds `seed`, `seed + 3`, ...
+inline void CheckCasesAgainstReference(const std::vector<Case>& cases, uint32_t seed) {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    CheckAgainstReference(cases[i], seed);
+    seed += 3;
+  }
 }
 
 }  // namespace webnx::conv_transpose_testing

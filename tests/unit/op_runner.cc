@@ -2,9 +2,22 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 namespace webnx::testing {
+
+void ExpectAllNear(const Tensor& got, const Tensor& want, float tol) {
+  ASSERT_EQ(got.shape, want.shape);
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const float w = want.ptr<float>()[i], g = got.ptr<float>()[i];
+    if (!std::isfinite(w)) {
+      ASSERT_TRUE(g == w || (std::isnan(g) && std::isnan(w))) << "at flat index " << i << ": " << g;
+      continue;
+    }
+    ASSERT_NEAR(g, w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
+  }
+}
 
 Tensor MakeFloat(const Shape& shape, const std::vector<float>& values) {
   Tensor t;

@@ -17,6 +17,10 @@ Tensor MakeInt64(const Shape& shape, const std::vector<int64_t>& values);
 std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f);
 Tensor RandomFloat(const Shape& shape, uint32_t seed, float lo = -1.f, float hi = 1.f);
 
+// Same shape, and every float element within tol * (1 + |want|) of want's; a non-finite want
+// must be matched exactly (NaN by NaN).
+void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f);
+
 Attribute IntAttr(int64_t v);
 Attribute FloatAttr(float v);
 Attribute IntsAttr(std::vector<int64_t> v);

@@ -15,6 +15,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::FloatAttr;
 using testing::IntAttr;
 using testing::MakeFloat;
@@ -35,18 +36,6 @@ Tensor MakeBool(const Shape& shape, const std::vector<int>& values) {
 }
 
 // Equal within tol * (1 + |want|); infinities and NaNs must match exactly.
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i], g = got.ptr<float>()[i];
-    if (!std::isfinite(w)) {
-      ASSERT_TRUE(g == w || (std::isnan(g) && std::isnan(w))) << "at " << i << ": " << g;
-      continue;
-    }
-    ASSERT_NEAR(g, w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
-
 void ExpectBitwiseEqual(const Tensor& a, const Tensor& b) {
   ASSERT_EQ(a.shape, b.shape);
   if (a.nbytes() > 0) ASSERT_EQ(std::memcmp(a.data, b.data, a.nbytes()), 0);

@@ -9,6 +9,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::IntAttr;
 using testing::IntsAttr;
 using testing::MakeFloat;
@@ -18,13 +19,8 @@ using testing::RunOk;
 using testing::RunOp;
 using testing::StringAttr;
 
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-4f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
+// The tolerance against the naive loops (long sums).
+constexpr float kTolerance = 1e-4f;
 
 struct ConvCase {
   int64_t n, c, m, group;
@@ -102,7 +98,7 @@ void CheckCase(const ConvCase& cc, uint32_t seed, bool constant_weights) {
   std::vector<Tensor> out;
   Status s = RunOp("Conv", 11, inputs, ConvAttrs(cc), 1, &out);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  ExpectAllNear(out[0], NaiveConv(x, w, cc.bias ? &b : nullptr, cc));
+  ExpectAllNear(out[0], NaiveConv(x, w, cc.bias ? &b : nullptr, cc), kTolerance);
 }
 
 // Each case with runtime weights (the scalar loops) and constant ones (the SIMD paths).
@@ -125,7 +121,8 @@ TEST(Conv, HandCheckedWithPadding) {
   Tensor y = RunOk("Conv", 11, {x, w}, {{"pads", IntsAttr({1, 1, 1, 1})}});
   ExpectAllNear(
       y, MakeFloat({1, 1, 5, 5}, {12,  21, 27, 33,  24,  33,  54,  63, 72,  51,  63,  99, 108,
-                                  117, 81, 93, 144, 153, 162, 111, 72, 111, 117, 123, 84}));
+                                  117, 81, 93, 144, 153, 162, 111, 72, 111, 117, 123, 84}),
+      kTolerance);
 }
 
 TEST(Conv, HandCheckedPointwiseWithBias) {
@@ -133,7 +130,7 @@ TEST(Conv, HandCheckedPointwiseWithBias) {
   Tensor x = MakeFloat({1, 2, 1, 2}, {1, 2, 3, 4});
   Tensor w = MakeFloat({2, 2, 1, 1}, {1, 2, -1, 0});
   Tensor b = MakeFloat({2}, {1, 0});
-  ExpectAllNear(RunOk("Conv", 1, {x, w, b}), MakeFloat({1, 2, 1, 2}, {8, 11, -1, -2}));
+  ExpectAllNear(RunOk("Conv", 1, {x, w, b}), MakeFloat({1, 2, 1, 2}, {8, 11, -1, -2}), kTolerance);
 }
 
 TEST(Conv, RandomCasesMatchNaive) {
@@ -203,7 +200,7 @@ TEST(Conv, KernelShapeInferredFromWeights) {
   Tensor w = RandomFloat({3, 2, 3, 2}, 2);
   Tensor y = RunOk("Conv", 11, {x, w});
   ConvCase cc{1, 2, 3, 1, {6, 6}, {3, 2}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false};
-  ExpectAllNear(y, NaiveConv(x, w, nullptr, cc));
+  ExpectAllNear(y, NaiveConv(x, w, nullptr, cc), kTolerance);
 }
 
 TEST(Conv, AutoPad) {
@@ -227,7 +224,7 @@ TEST(Conv, AutoPad) {
         RunOk("Conv", 11, {x, w},
               {{"auto_pad", StringAttr(mode.auto_pad)}, {"strides", IntsAttr(mode.strides)}});
     ConvCase cc{1, 2, 3, 1, {7, 6}, {3, 4}, mode.strides, {1, 1}, mode.pads, false};
-    ExpectAllNear(y, NaiveConv(x, w, nullptr, cc));
+    ExpectAllNear(y, NaiveConv(x, w, nullptr, cc), kTolerance);
   }
 }
 
@@ -241,8 +238,10 @@ TEST(Conv, NoInputChannelsGivesBias) {
   Tensor y = RunOk(
       "Conv", 11,
       {MakeFloat({2, 0, 3, 3}, {}), MakeFloat({2, 0, 2, 2}, {}), MakeFloat({2}, {1.5f, -2.f})});
-  ExpectAllNear(y, MakeFloat({2, 2, 2, 2}, {1.5f, 1.5f, 1.5f, 1.5f, -2, -2, -2, -2, 1.5f, 1.5f,
-                                            1.5f, 1.5f, -2, -2, -2, -2}));
+  ExpectAllNear(y,
+                MakeFloat({2, 2, 2, 2}, {1.5f, 1.5f, 1.5f, 1.5f, -2, -2, -2, -2, 1.5f, 1.5f, 1.5f,
+                                         1.5f, -2, -2, -2, -2}),
+                kTolerance);
 }
 
 TEST(Conv, HugeEmptyInputPlansWithoutAllocating) {

@@ -169,12 +169,7 @@ TEST(ConvTranspose, GemmPathMatchesReference) {
       // Single-element input and kernel.
       {1, 1, 1, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, {0, 0}, true},
   };
-  uint32_t seed = 1;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    SCOPED_TRACE("case " + std::to_string(i));
-    CheckAgainstReference(cases[i], seed);
-    seed += 3;
-  }
+  CheckCasesAgainstReference(cases, 1);
 }
 
 TEST(ConvTranspose, EveryVersion) {

@@ -88,12 +88,7 @@ TEST(ConvTransposePhases, MatchReference) {
       {2, 3, 4, 1, {3, 4, 5}, {2, 3, 2}, {2, 1, 3}, {1, 2, 1}, {1, 0, 1, 0, 1, 0}, {1, 0, 2}, true},
       {1, 4, 6, 2, {3, 4, 3}, {4, 3, 3}, {2, 2, 3}, {1, 1, 1}, {1, 1, 0, 1, 2, 1}, {0, 1, 2}, true},
   };
-  uint32_t seed = 100;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    SCOPED_TRACE("case " + std::to_string(i));
-    CheckAgainstReference(cases[i], seed);
-    seed += 3;
-  }
+  CheckCasesAgainstReference(cases, 100);
 }
 
 // Planes wider than a block of GEMM columns: a row's phase columns in several blocks.
@@ -103,12 +98,7 @@ TEST(ConvTransposePhases, WideRowsInColumnBlocks) {
       {1, 2, 3, 1, {3, 1100}, {3, 4}, {2, 2}, {1, 1}, {1, 1, 0, 2}, {1, 1}, true},
       {2, 4, 4, 1, {2, 2100}, {1, 3}, {1, 1}, {1, 1}, {0, 1, 0, 0}, {0, 0}, false},
   };
-  uint32_t seed = 200;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    SCOPED_TRACE("case " + std::to_string(i));
-    CheckAgainstReference(cases[i], seed);
-    seed += 3;
-  }
+  CheckCasesAgainstReference(cases, 200);
 }
 
 // output_shape past the full result: negative pads, margins of outputs only the bias reaches.

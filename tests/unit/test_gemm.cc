@@ -10,6 +10,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::FloatAttr;
 using testing::IntAttr;
 using testing::MakeFloat;
@@ -18,13 +19,8 @@ using testing::RandomFloat;
 using testing::RunOk;
 using testing::RunOp;
 
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-4f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
+// The tolerance against the naive loops (long sums).
+constexpr float kTolerance = 1e-4f;
 
 // Naive Y = alpha * op(A) * op(B) + beta * broadcast(C).
 Tensor NaiveGemm(const Tensor& a, const Tensor& b, const Tensor* c, bool ta, bool tb, float alpha,
@@ -104,7 +100,7 @@ TEST(Gemm, HandChecked) {
   Tensor b = MakeFloat({3, 2}, {1, 0, 0, 1, 1, 1});
   Tensor c = MakeFloat({2}, {10, 20});
   Tensor y = RunOk("Gemm", 13, {a, b, c});
-  ExpectAllNear(y, MakeFloat({2, 2}, {14, 25, 20, 31}));
+  ExpectAllNear(y, MakeFloat({2, 2}, {14, 25, 20, 31}), kTolerance);
 }
 
 TEST(Gemm, AllTransposesAndBiasShapesMatchNaive) {
@@ -128,7 +124,7 @@ TEST(Gemm, AllTransposesAndBiasShapesMatchNaive) {
           ASSERT_TRUE(s.ok()) << s.ToString();
           SCOPED_TRACE("ta=" + std::to_string(ta) + " tb=" + std::to_string(tb) +
                        " C=" + ShapeToString(cs));
-          ExpectAllNear(out[0], NaiveGemm(a, b, &c, ta, tb, 0.75f, -1.5f));
+          ExpectAllNear(out[0], NaiveGemm(a, b, &c, ta, tb, 0.75f, -1.5f), kTolerance);
         }
       }
     }
@@ -140,10 +136,11 @@ TEST(Gemm, BlockBoundariesAndNoBias) {
   for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{9, 300, 600}, {1, 129, 257}}) {
     Tensor a = RandomFloat({m, k}, 11);
     Tensor b = RandomFloat({k, n}, 12);
-    ExpectAllNear(RunOk("Gemm", 11, {a, b}), NaiveGemm(a, b, nullptr, false, false, 1, 0));
+    ExpectAllNear(RunOk("Gemm", 11, {a, b}), NaiveGemm(a, b, nullptr, false, false, 1, 0),
+                  kTolerance);
     Tensor bt = RandomFloat({n, k}, 13);
     ExpectAllNear(RunOk("Gemm", 11, {a, bt}, {{"transB", IntAttr(1)}}),
-                  NaiveGemm(a, bt, nullptr, false, true, 1, 0));
+                  NaiveGemm(a, bt, nullptr, false, true, 1, 0), kTolerance);
   }
 }
 
@@ -152,14 +149,14 @@ TEST(Gemm, ZeroBetaIgnoresC) {
   Tensor b = RandomFloat({3, 4}, 2);
   Tensor c = MakeFloat({1}, {NAN});
   Tensor y = RunOk("Gemm", 13, {a, b, c}, {{"beta", FloatAttr(0.f)}});
-  ExpectAllNear(y, NaiveGemm(a, b, nullptr, false, false, 1, 0));
+  ExpectAllNear(y, NaiveGemm(a, b, nullptr, false, false, 1, 0), kTolerance);
 }
 
 TEST(Gemm, EmptyInnerDimensionGivesBias) {
   Tensor a = MakeFloat({2, 0}, {});
   Tensor b = MakeFloat({0, 3}, {});
   Tensor c = MakeFloat({3}, {1, 2, 3});
-  ExpectAllNear(RunOk("Gemm", 13, {a, b, c}), MakeFloat({2, 3}, {1, 2, 3, 1, 2, 3}));
+  ExpectAllNear(RunOk("Gemm", 13, {a, b, c}), MakeFloat({2, 3}, {1, 2, 3, 1, 2, 3}), kTolerance);
 }
 
 TEST(Gemm, Errors) {
@@ -230,10 +227,10 @@ TEST(Gemm, PackedPathMatchesGemmRef) {
 TEST(MatMul, HandChecked) {
   Tensor a = MakeFloat({2, 2}, {1, 2, 3, 4});
   Tensor b = MakeFloat({2, 2}, {5, 6, 7, 8});
-  ExpectAllNear(RunOk("MatMul", 13, {a, b}), MakeFloat({2, 2}, {19, 22, 43, 50}));
+  ExpectAllNear(RunOk("MatMul", 13, {a, b}), MakeFloat({2, 2}, {19, 22, 43, 50}), kTolerance);
   // 1-D x 1-D is a dot product with a scalar result.
   Tensor dot = RunOk("MatMul", 13, {MakeFloat({3}, {1, 2, 3}), MakeFloat({3}, {4, 5, 6})});
-  ExpectAllNear(dot, MakeFloat({}, {32}));
+  ExpectAllNear(dot, MakeFloat({}, {32}), kTolerance);
 }
 
 TEST(MatMul, ShapesMatchNaive) {
@@ -254,7 +251,7 @@ TEST(MatMul, ShapesMatchNaive) {
     SCOPED_TRACE(ShapeToString(as) + " x " + ShapeToString(bs));
     Tensor a = RandomFloat(as, seed++);
     Tensor b = RandomFloat(bs, seed++);
-    ExpectAllNear(RunOk("MatMul", 13, {a, b}), NaiveMatMul(a, b));
+    ExpectAllNear(RunOk("MatMul", 13, {a, b}), NaiveMatMul(a, b), kTolerance);
   }
 }
 
@@ -266,7 +263,7 @@ TEST(MatMul, PlusBiasEqualsGemm) {
   for (int64_t i = 0; i < 5; ++i) {
     for (int64_t j = 0; j < 3; ++j) mm.ptr<float>()[i * 3 + j] += c.ptr<float>()[j];
   }
-  ExpectAllNear(RunOk("Gemm", 7, {a, b, c}), mm);
+  ExpectAllNear(RunOk("Gemm", 7, {a, b, c}), mm, kTolerance);
 }
 
 TEST(MatMul, Errors) {

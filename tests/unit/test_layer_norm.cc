@@ -10,6 +10,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::FloatAttr;
 using testing::IntAttr;
 using testing::MakeFloat;
@@ -17,14 +18,6 @@ using testing::OpInput;
 using testing::RandomFloat;
 using testing::RunOk;
 using testing::RunOp;
-
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
 
 struct NaiveResult {
   Tensor y, mean, inv_std;

@@ -8,6 +8,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::FloatAttr;
 using testing::IntAttr;
 using testing::MakeFloat;
@@ -16,13 +17,8 @@ using testing::RandomFloat;
 using testing::RunOk;
 using testing::RunOp;
 
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-4f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
+// The tolerance against the naive loops (long sums).
+constexpr float kTolerance = 1e-4f;
 
 // Naive inference batch norm; `per_element` params cover every (channel, position).
 Tensor NaiveBatchNorm(const Tensor& x, const Tensor& s, const Tensor& b, const Tensor& mean,
@@ -51,7 +47,7 @@ TEST(BatchNorm, HandChecked) {
   Tensor var = MakeFloat({2}, {1, 1.5});
   Tensor y = RunOk("BatchNormalization", 15, {x, s, b, mean, var});
   const float k = 1.f / std::sqrt(1.f + 1e-5f), k2 = 1.5f / std::sqrt(1.5f + 1e-5f);
-  ExpectAllNear(y, MakeFloat({1, 2, 1, 3}, {-k, 0, k, 1 - k2, 1, 1 + k2}));
+  ExpectAllNear(y, MakeFloat({1, 2, 1, 3}, {-k, 0, k, 1 - k2, 1, 1 + k2}), kTolerance);
 }
 
 TEST(BatchNorm, RandomRanksAndConstness) {
@@ -72,7 +68,7 @@ TEST(BatchNorm, RandomRanksAndConstness) {
                           {{x}, {s, constant}, {b, constant}, {mean, constant}, {var, constant}},
                           {{"epsilon", FloatAttr(1e-3f)}}, 1, &out);
         ASSERT_TRUE(st.ok()) << st.ToString();
-        ExpectAllNear(out[0], NaiveBatchNorm(x, s, b, mean, var, 1e-3f, false));
+        ExpectAllNear(out[0], NaiveBatchNorm(x, s, b, mean, var, 1e-3f, false), kTolerance);
       }
     }
   }
@@ -85,7 +81,7 @@ TEST(BatchNorm, NonSpatialBeforeVersion9) {
   Tensor mean = RandomFloat({2, 4}, 4);
   Tensor var = RandomFloat({2, 4}, 5, 0.5f, 1.5f);
   Tensor y = RunOk("BatchNormalization", 7, {x, s, b, mean, var}, {{"spatial", IntAttr(0)}});
-  ExpectAllNear(y, NaiveBatchNorm(x, s, b, mean, var, 1e-5f, true));
+  ExpectAllNear(y, NaiveBatchNorm(x, s, b, mean, var, 1e-5f, true), kTolerance);
 }
 
 TEST(BatchNorm, Errors) {
@@ -133,7 +129,7 @@ TEST(InstanceNorm, MatchesNaive) {
             float((xp[i] - mean) / std::sqrt(var + 1e-2) * s.ptr<float>()[c] + b.ptr<float>()[c]);
       }
     }
-    ExpectAllNear(y, want);
+    ExpectAllNear(y, want, kTolerance);
   }
 }
 
@@ -179,7 +175,7 @@ TEST(Lrn, MatchesNaive) {
       }
       want.ptr<float>()[i] = float(x.ptr<float>()[i] / std::pow(bias + alpha / size * sq, beta));
     }
-    ExpectAllNear(y, want);
+    ExpectAllNear(y, want, kTolerance);
   }
   std::vector<Tensor> out;
   EXPECT_EQ(RunOp("LRN", 13, {{RandomFloat({1, 2, 2, 2}, 1)}}, {}, 1, &out).code(),

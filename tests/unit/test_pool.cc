@@ -10,6 +10,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::IntAttr;
 using testing::IntsAttr;
 using testing::MakeFloat;
@@ -18,14 +19,6 @@ using testing::RandomFloat;
 using testing::RunOk;
 using testing::RunOp;
 using testing::StringAttr;
-
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
 
 std::vector<float> Ramp(int n, float start = 1.f) {
   std::vector<float> v(n);

@@ -11,6 +11,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::IntAttr;
 using testing::IntsAttr;
 using testing::MakeFloat;
@@ -18,18 +19,6 @@ using testing::MakeInt64;
 using testing::OpInput;
 using testing::RandomFloat;
 using testing::RunOp;
-
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i], g = got.ptr<float>()[i];
-    if (std::isinf(w) || std::isnan(w)) {
-      ASSERT_TRUE(g == w || (std::isnan(g) && std::isnan(w))) << i << ": " << g << " vs " << w;
-      continue;
-    }
-    ASSERT_NEAR(g, w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
 
 struct OpSpec {
   const char* name;

@@ -10,6 +10,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::FloatAttr;
 using testing::FloatsAttr;
 using testing::IntAttr;
@@ -23,14 +24,6 @@ using testing::RunOp;
 using testing::StringAttr;
 
 using Attrs = std::map<std::string, Attribute>;
-
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
 
 Tensor Scales(std::vector<float> v) {
   return MakeFloat({static_cast<int64_t>(v.size())}, v);

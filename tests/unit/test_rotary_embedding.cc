@@ -12,6 +12,7 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::IntAttr;
 using testing::MakeFloat;
 using testing::MakeInt64;
@@ -19,14 +20,6 @@ using testing::OpInput;
 using testing::RandomFloat;
 using testing::RunOk;
 using testing::RunOp;
-
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
 
 // The spec's algorithm: the rotated features split into halves (or even/odd ones when
 // interleaved), real = cos * x1 - sin * x2, imag = sin * x1 + cos * x2 put back in their places.

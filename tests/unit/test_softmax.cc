@@ -8,19 +8,12 @@
 namespace webnx {
 namespace {
 
+using testing::ExpectAllNear;
 using testing::IntAttr;
 using testing::MakeFloat;
 using testing::RandomFloat;
 using testing::RunOk;
 using testing::RunOp;
-
-void ExpectAllNear(const Tensor& got, const Tensor& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.shape, want.shape);
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const float w = want.ptr<float>()[i];
-    ASSERT_NEAR(got.ptr<float>()[i], w, tol * (1.f + std::fabs(w))) << "at flat index " << i;
-  }
-}
 
 // Normalises x viewed as outer x length x inner, along length, in double.
 Tensor NaiveSoftmax(const Tensor& x, int64_t outer, int64_t length, int64_t inner, bool log) {
