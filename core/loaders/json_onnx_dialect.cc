@@ -319,9 +319,11 @@ Status LoadOnnxJsonDocument(const Json& doc, const JsonExternalFiles& files, Gra
     graph->opsets[""] = kDefaultOnnxJsonOpset;  // a bare GraphProto carries no opsets
     WEBNX_RETURN_IF_ERROR(ReadGraph(doc, "", files, graph));
   }
-  // Exporters leave side paths no output reads (NeatapticTS' experimental fused LSTM/GRU).
+  // Exporters leave side paths no output reads (NeatapticTS' experimental fused LSTM/GRU). Sorted
+  // first: the drop walks the nodes in order, and a document may list them in any order.
+  WEBNX_RETURN_IF_ERROR(SortAndValidateGraph(graph));
   DropDeadNodes(graph);
-  return SortAndValidateGraph(graph);
+  return Status::Ok();
 }
 
 }  // namespace jsonl

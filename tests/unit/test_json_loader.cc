@@ -379,6 +379,22 @@ TEST(JsonOnnxDialect, DropsSidePathsNoOutputReads) {
   ExpectNear(RunDoc(doc, {{"x", {3}, {-1, 0, 2}}}), {0, 0, 2});
 }
 
+// Nodes listed after their readers (as documents rewritten by the JS NeatapticTS rules are) are
+// sorted before the dead ones are dropped, so none of them is taken for dead.
+TEST(JsonOnnxDialect, NodesInAnyOrderSurviveTheDeadNodeDrop) {
+  json doc = {{"graph",
+               {{"inputs", {{{"name", "x"}, {"type", {{"tensor_type", {{"elem_type", 1}}}}}}}},
+                {"outputs", {{{"name", "y"}}}},
+                {"node",
+                 {{{"op_type", "Neg"}, {"input", {"r"}}, {"output", {"y"}}},
+                  {{"op_type", "Relu"}, {"input", {"x"}}, {"output", {"r"}}},
+                  {{"op_type", "Tanh"}, {"input", {"x"}}, {"output", {"unread"}}}}}}}};
+  Graph g;
+  ASSERT_TRUE(Load(doc, &g).ok());
+  EXPECT_EQ(g.nodes.size(), 2u);
+  ExpectNear(RunDoc(doc, {{"x", {3}, {-1, 0, 2}}}), {0, 0, -2});
+}
+
 TEST(JsonOnnxDialect, MetadataValuesThatAreNotStringsAreKeptAsJson) {
   json doc = {{"metadata_props", {{{"key", "layer_sizes"}, {"value", {4, 3}}}}},
               {"graph",
