@@ -202,6 +202,9 @@ export class InferenceSession {
   readonly inputMetadata: ValueMetadata[];
   readonly outputMetadata: ValueMetadata[];
   readonly stats: SessionStats;
+  /** What the loader changed so that the document runs as its producer meant (NeatapticTS
+   *  exports: docs/dsl.md); each is also printed once with console.warn by create(). */
+  readonly warnings: string[];
   /** The per-node timings of the last run made with { profile: true }, else null. */
   readonly lastProfile: NodeTiming[] | null;
   run(feeds: Record<string, Tensor>, options?: RunOptions): Promise<Record<string, Tensor>>;

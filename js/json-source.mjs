@@ -51,6 +51,42 @@ export function jsonModel(source, base = null) {
   return { json, doc: source, base };
 }
 
+// Where `pattern` (ASCII) starts in `bytes`, or -1.
+function indexOfBytes(bytes, pattern) {
+  const first = pattern.charCodeAt(0);
+  for (let at = bytes.indexOf(first); at >= 0 && at + pattern.length <= bytes.length; at = bytes.indexOf(first, at + 1)) {
+    let i = 1;
+    while (i < pattern.length && bytes[at + i] === pattern.charCodeAt(i)) i++;
+    if (i === pattern.length) return at;
+  }
+  return -1;
+}
+
+// NeatapticTS' producer name near the top, or its layer naming: a cheap look at the text (or
+// bytes) before anything is parsed for the compatibility rules.
+function mayBeNeataptic(json) {
+  if (typeof json === 'string') return /neataptic/i.test(json.slice(0, 4096)) || json.includes('"Layer_');
+  return /neataptic/i.test(new TextDecoder().decode(json.subarray(0, 4096))) || indexOfBytes(json, '"Layer_') >= 0;
+}
+
+// The model with its exporter's compatibility rules applied (NeatapticTS: js/neataptic.mjs,
+// imported only for documents that may be its) and their warnings in model.warnings.
+export async function applyExporterRules(model) {
+  if (!mayBeNeataptic(model.json)) return model;
+  let doc = model.doc;
+  if (doc === null) {
+    try {
+      doc = JSON.parse(typeof model.json === 'string' ? model.json : new TextDecoder().decode(model.json));
+    } catch {
+      return model;  // the loader reports the syntax error with its position
+    }
+  }
+  const { applyNeatapticRules } = await import('./neataptic.mjs');
+  const applied = applyNeatapticRules(doc);
+  if (!applied || applied.warnings.length === 0) return model;
+  return { ...model, json: JSON.stringify(applied.doc, replacer), doc: applied.doc, warnings: applied.warnings };
+}
+
 // Names of the side files a document refers to.
 function referencedFiles(value, names = new Set()) {
   if (Array.isArray(value)) {

@@ -11,6 +11,7 @@ export class InferenceSession {
   #backend;
   #inputs;  // metadata, kept past release()
   #outputs;
+  #warnings;
   // [{ node, op, ms, shape }] from the last run made with { profile: true }, else null.
   lastProfile = null;
 
@@ -18,6 +19,7 @@ export class InferenceSession {
     this.#backend = backend;
     this.#inputs = backend.inputMetadata;
     this.#outputs = backend.outputMetadata;
+    this.#warnings = backend.warnings;
   }
 
   // Loads a model: a path (Node), URL, ArrayBuffer, Uint8Array or Blob holding ONNX or a JSON
@@ -33,9 +35,13 @@ export class InferenceSession {
   // 'wasm').
   // options.onProgress({ loaded, total }) follows the download; options.worker runs the session
   // in a dedicated Worker (worker_threads in Node) behind the same API.
+  // What the loader changed so that a document runs as its producer meant (NeatapticTS'
+  // exports, docs/dsl.md) is printed with console.warn (by the worker in worker mode) and kept
+  // in session.warnings.
   static async create(source, options = {}) {
     const backend = options.worker ? await createWorkerBackend(source, options)
       : await createWasmBackend(source, options);
+    if (!options.worker) for (const w of backend.warnings) console.warn(`webnx: ${w}`);
     return new InferenceSession(backend);
   }
 
@@ -44,6 +50,8 @@ export class InferenceSession {
   // [{ name, type, dims }] with dims entries a number, a symbol name, or null when unknown.
   get inputMetadata() { return this.#inputs.map((m) => ({ ...m })); }
   get outputMetadata() { return this.#outputs.map((m) => ({ ...m })); }
+  // The loader's warnings (see create), kept past release().
+  get warnings() { return [...this.#warnings]; }
 
   // Counters of the plan cache and the last plan (plans built, cache hits, steps, folded nodes);
   // in worker mode a snapshot taken after the last create or run.

@@ -6,16 +6,17 @@ import { DTYPES, Tensor } from './tensor.mjs';
 import { getRuntime } from './runtime.mjs';
 import { chooseThreads, getThreadedRuntime, noteBackend } from './backend.mjs';
 import { openModel } from './fetch-model.mjs';
-import { isJsonBytes, isJsonDocument, jsonModel, jsonSideFiles } from './json-source.mjs';
+import { applyExporterRules, isJsonBytes, isJsonDocument, jsonModel, jsonSideFiles } from './json-source.mjs';
 
 // A model from a path (Node), URL, ArrayBuffer, typed array or Blob/File, with progress:
 // { bytes } or { heap } (read into the heap by create: heap-readers.mjs) for ONNX, or
-// { json, doc, base } for a JSON graph document (docs/dsl.md).
+// { json, doc, base, warnings } for a JSON graph document (docs/dsl.md), with its exporter's
+// compatibility rules applied.
 async function readModel(source, onProgress) {
-  if (isJsonDocument(source)) return jsonModel(source);
+  if (isJsonDocument(source)) return applyExporterRules(jsonModel(source));
   const opened = await openModel(source, onProgress, isJsonBytes);
   if (opened.heap || !isJsonBytes(opened.bytes, source)) return opened;
-  return jsonModel(opened.bytes, typeof source === 'string' || source instanceof URL ? source : null);
+  return applyExporterRules(jsonModel(opened.bytes, typeof source === 'string' || source instanceof URL ? source : null));
 }
 
 function metadata(infos) {
@@ -26,11 +27,12 @@ class WasmBackend {
   #runtime;
   #wasm;
 
-  constructor(runtime, wasm) {
+  constructor(runtime, wasm, warnings) {
     this.#runtime = runtime;
     this.#wasm = wasm;
     this.inputMetadata = metadata(wasm.inputs());
     this.outputMetadata = metadata(wasm.outputs());
+    this.warnings = warnings;
   }
 
   get stats() { return this.#wasm.stats(); }
@@ -100,7 +102,7 @@ async function load(runtime, model, files, threads, options) {
     throw e;
   }
   await runtime.webnxWorkersLoaded;  // threaded build: its workers loaded beside the model
-  return new WasmBackend(runtime, wasm);
+  return new WasmBackend(runtime, wasm, model.warnings ?? []);
 }
 
 // Loads a model: the runtime build for the thread count, the model's bytes (and a JSON

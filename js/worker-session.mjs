@@ -140,6 +140,7 @@ class WorkerBackend {
     this.#channel = channel;
     this.inputMetadata = created.inputMetadata;
     this.outputMetadata = created.outputMetadata;
+    this.warnings = created.warnings;
     this.#stats = created.stats;
   }
 

@@ -32,7 +32,8 @@ async function handle(msg, transfer) {
       Object.assign(env, msg.env);
       const onProgress = msg.progress ? (p) => port.postMessage({ type: 'progress', id: msg.id, ...p }) : undefined;
       session = await InferenceSession.create(msg.model, { ...msg.options, onProgress });
-      return { inputMetadata: session.inputMetadata, outputMetadata: session.outputMetadata, stats: session.stats };
+      return { inputMetadata: session.inputMetadata, outputMetadata: session.outputMetadata, stats: session.stats,
+        warnings: session.warnings };
     }
     case 'run': {
       const feeds = {};

@@ -22,6 +22,8 @@ export async function classify(modelUrl: string, pixels: Float32Array): Promise<
   const profile: NodeTiming[] | null = session.lastProfile;
   const stats: SessionStats = session.stats;
   console.log(profile?.length, stats.plansBuilt, env.backend);
+  const warnings: string[] = session.warnings;
+  console.log(warnings.length);
   await session.release();
   return logits.data.length;
 }
