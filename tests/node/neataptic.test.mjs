@@ -5,7 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
-import { relativeMaxError, seededFloats } from './helpers.mjs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
+import { NEATAPTIC_EXAMPLES, exampleText } from '../../scripts/gen-neataptic-examples.mjs';
 import { exportDocument, forwardOne, fusedStepOne, makeNetwork } from './neataptic-export.mjs';
 
 const TOLERANCE = 1e-5;
@@ -40,7 +43,7 @@ function feedsFor(net, batch, samples, seed) {
   return { feeds, perSample };
 }
 
-async function expectMatchesNetwork(spec, { batch, metadata = false, samples = 3, threads = 1 }) {
+async function expectMatchesNetwork(spec, { batch = true, metadata = false, samples = 3, threads = 1 }) {
   const net = makeNetwork(spec, 7);
   const doc = exportDocument(net, { batch, metadata });
   const { session, printed } = await createQuietly(doc, { numThreads: threads });
@@ -162,5 +165,14 @@ test('the worker backend keeps the warnings and prints them once', async () => {
     assert.deepEqual(output.dims, [2]);
   } finally {
     await session.release();
+  }
+});
+
+test('examples/dsl/neataptic_export_*.json are what the exporter writes, and run as the network does', async () => {
+  for (const [name, [spec, options]] of Object.entries(NEATAPTIC_EXAMPLES)) {
+    const text = await readFile(path.join(repoRoot, 'examples/dsl', name), 'utf8');
+    assert.equal(text, exampleText(name), `${name} is stale: node scripts/gen-neataptic-examples.mjs`);
+    const warnings = await expectMatchesNetwork(spec, options);
+    assert.ok(warnings.some((w) => bound.test(w)), `${name}: ${warnings.join('\n')}`);
   }
 });
