@@ -2,8 +2,15 @@
 // (index.html), a plain <script type=module> page with an import map (plain.html), and Node
 // (node-check.mjs). All run MobileNetV2 on the same seeded input as the test's reference.
 import { seededFloats } from '../node/helpers.mjs';
+import { exportDocument, forwardOne, makeNetwork } from '../node/neataptic-export.mjs';
 
 export const SEED = 1235;
+
+// A NeatapticTS export without a batch dimension (its rules live in a module the package
+// imports only for such documents: the bundle must carry it as a chunk) and its network's output.
+const NEATAPTIC_NET = makeNetwork({ inputSize: 3, layers: [{ size: 4, act: 'Tanh' }, { size: 2, act: 'Sigmoid' }] }, 5);
+const NEATAPTIC_INPUT = [0.5, -1, 2];
+export const NEATAPTIC_EXPECTED = forwardOne(NEATAPTIC_NET, NEATAPTIC_INPUT);
 
 // Browser side; URL parameters: ?worker (worker: true), ?wasmPaths=/x/ (env.wasmPaths).
 const APP_JS = `import { InferenceSession, Tensor, env } from 'webnx';
@@ -20,6 +27,11 @@ try {
   const out = await session.run({ [session.inputNames[0]]: x });
   window.webnxOutput = Array.from(out[session.outputNames[0]].data);
   await session.release();
+  const neataptic = await InferenceSession.create(${JSON.stringify(exportDocument(NEATAPTIC_NET, { batch: false }))},
+    { worker: params.has('worker') });
+  const y = await neataptic.run({ input: new Tensor('float32', new Float32Array(${JSON.stringify(NEATAPTIC_INPUT)}), [3]) });
+  window.webnxNeataptic = { output: Array.from(y.output.data), dims: y.output.dims, warnings: neataptic.warnings };
+  await neataptic.release();
   result.textContent = 'top-1 class ' + window.webnxOutput.indexOf(Math.max(...window.webnxOutput));
   result.dataset.state = 'done';
 } catch (e) {

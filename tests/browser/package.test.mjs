@@ -12,7 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { build, createServer } from 'vite';
 import { modelPath, relativeMaxError, seededFloats } from '../node/helpers.mjs';
 import { launchBrowser, openPage, repoRoot, screenshot, startServer } from './helpers.mjs';
-import { FILES, SEED } from './consumer-app.mjs';
+import { FILES, NEATAPTIC_EXPECTED, SEED } from './consumer-app.mjs';
 
 const run = promisify(execFile);
 const MODEL = modelPath('mobilenet_v2.onnx');
@@ -70,6 +70,11 @@ async function pageOutput(url, name) {
     const state = await page.getAttribute('#result', 'data-state');
     assert.equal(state, 'done', await page.textContent('#result'));
     const out = await page.evaluate(() => window.webnxOutput);
+    // The NeatapticTS document the app also loads (tests/browser/consumer-app.mjs).
+    const neataptic = await page.evaluate(() => window.webnxNeataptic);
+    assert.deepEqual(neataptic.dims, [2]);
+    assert.ok(relativeMaxError(neataptic.output, NEATAPTIC_EXPECTED) <= 1e-5, `NeatapticTS: ${neataptic.output}`);
+    assert.equal(neataptic.warnings.length, 2, neataptic.warnings.join('\n'));
     if (name) await screenshot(page, name);
     assert.deepEqual(page.problems, []);
     return out;
