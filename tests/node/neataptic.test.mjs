@@ -176,3 +176,29 @@ test('examples/dsl/neataptic_export_*.json are what the exporter writes, and run
     assert.ok(warnings.some((w) => bound.test(w)), `${name}: ${warnings.join('\n')}`);
   }
 });
+
+// Hostile variants of the exporter's documents: any value replaced by a value of another kind.
+// The rules must step aside or give a coded error, never throw anything else.
+test('structurally mutated NeatapticTS documents give a coded error or load', async () => {
+  const bases = Object.values(NEATAPTIC_EXAMPLES).map(([spec, options]) => exportDocument(makeNetwork(spec, 7), options));
+  const replacements = [null, 0, -1, 1e9, 'Layer_1', 'output', [], {}, ['input'], [{ name: 'output' }], true];
+  let state = 2024;
+  const next = (n) => { state = (Math.imul(state, 1103515245) + 12345) >>> 0; return state % n; };
+  const paths = (value, at = []) => (value !== null && typeof value === 'object'
+    ? [at, ...Object.entries(value).flatMap(([k, v]) => paths(v, [...at, k]))] : [at]);
+  const codes = new Set(['MalformedModel', 'UnsupportedOperator', 'UnsupportedDtype', 'InvalidArgument', 'ShapeMismatch']);
+  for (let i = 0; i < 200; i++) {
+    const doc = structuredClone(bases[i % bases.length]);
+    const all = paths(doc).filter((p) => p.length > 0);
+    const at = all[next(all.length)];
+    let parent = doc;
+    for (const key of at.slice(0, -1)) parent = parent[key];
+    parent[at.at(-1)] = structuredClone(replacements[next(replacements.length)]);
+    try {
+      const { session } = await createQuietly(doc);
+      await session.release();
+    } catch (e) {
+      assert.ok(codes.has(e.code), `${at.join('/')}: ${e.stack}`);
+    }
+  }
+});
