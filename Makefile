@@ -18,7 +18,7 @@ NODE_TESTS := ../shared/onnx-node-tests
 VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
 
 .PHONY: all setup native wasm models demo test test-native test-types test-sanitizers test-wasm-units test-conformance test-node package \
-        test-browser serve bench fuzz format clean
+        test-browser serve bench fuzz fuzz-diff format clean
 
 all: native wasm
 
@@ -137,6 +137,14 @@ fuzz: setup
 	cmake --build $(FUZZ) --target fuzz_onnx fuzz_json fuzz_mutate -j$(JOBS)
 	bash scripts/make-fuzz-corpus.sh $(BUILD)/fuzz-corpus
 	bash scripts/run-fuzzers.sh $(FUZZ) $(BUILD)/fuzz-corpus $(FUZZ_SECONDS)
+
+# Differential fuzzing against onnxruntime-node (tests/fuzz-diff/): N generated graphs from SEED
+# through the wasm builds, 1 and 2 threads; each mismatch is minimized into tests/regressions/.
+# make test runs a fixed-seed sample (tests/node/fuzz-diff.test.mjs).
+N ?= 10000
+SEED ?= 1
+fuzz-diff: wasm wasm-mt
+	node tests/fuzz-diff/cli.mjs --graphs $(N) --seed $(SEED) --write
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -1,0 +1,131 @@
+// Random valid ONNX graphs for differential testing against onnxruntime (tests/fuzz-diff/):
+// chains and DAGs of 1-30 nodes over float32 values whose first dim may be the symbolic batch
+// 'N' (so one session sees several input shapes), with attributes drawn from what the ONNX spec
+// allows at the drawn opset, weights as initializers or Constant nodes. A case is
+// { doc (ONNX-JSON), shapes (value -> dims, 'N' symbolic), ops (what it exercised) }.
+import { OPS } from './ops.mjs';
+
+export const MIN_OPSET = 7;
+export const MAX_OPSET = 21;
+
+// A small deterministic generator (xorshift32): the same seed gives the same graph.
+export class Rng {
+  constructor(seed) { this.state = (seed >>> 0) || 0x9e3779b9; }
+  next() {
+    let x = this.state;
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    this.state = x;
+    return x;
+  }
+  int(lo, hi) {  // inclusive
+    if (hi < lo) throw new Error(`Rng.int(${lo}, ${hi})`);
+    return lo + (this.next() % (hi - lo + 1));
+  }
+  pick(list) { return list[this.next() % list.length]; }
+  chance(p) { return this.next() / 4294967296 < p; }
+  float(lo, hi) { return lo + (hi - lo) * (this.next() / 4294967296); }
+  floats(n, lo = -1, hi = 1) { return Array.from({ length: n }, () => Math.round(this.float(lo, hi) * 4096) / 4096); }
+}
+
+export const numel = (dims) => dims.reduce((a, d) => a * d, 1);
+
+// The builder ops use: fresh names, constants (initializers, or Constant nodes), nodes.
+export class GraphBuilder {
+  constructor(rng, opset) {
+    this.rng = rng;
+    this.opset = opset;
+    this.nodes = [];
+    this.initializers = [];
+    this.shapes = new Map();  // value -> dims
+    this.ops = [];            // { op, attrs } exercised
+    this.count = 0;
+  }
+
+  name(prefix) { return `${prefix}${this.count++}`; }
+
+  // A float32 (or int64) constant; now and then a Constant node instead of an initializer.
+  constant(dims, values, type = 'float') {
+    const name = this.name(type === 'float' ? 'w' : 'k');
+    const tensor = type === 'float'
+      ? { dims, dataType: 1, floatData: values }
+      : { dims, dataType: 7, int64Data: values.map(String) };
+    if (this.rng.chance(0.2)) {
+      this.nodes.push({ opType: 'Constant', input: [], output: [name], name: this.name('const'),
+        attribute: [{ name: 'value', type: 'TENSOR', t: tensor }] });
+    } else {
+      this.initializers.push({ name, ...tensor });
+    }
+    return name;
+  }
+
+  floatConstant(dims, lo = -1, hi = 1) { return this.constant(dims, this.rng.floats(numel(dims), lo, hi)); }
+  intConstant(values) { return this.constant([values.length], values, 'int'); }
+
+  // Adds a node; attrs is { name: value } with value a number (int unless float: true is in
+  // `floats`), a list of ints, or a string.
+  node(opType, inputs, outputDims, attrs = {}, floats = []) {
+    const output = this.name('v');
+    const attribute = Object.entries(attrs).map(([name, value]) => {
+      if (typeof value === 'string') return { name, type: 'STRING', s: Buffer.from(value).toString('base64') };
+      if (Array.isArray(value)) return { name, type: 'INTS', ints: value.map(String) };
+      return floats.includes(name) ? { name, type: 'FLOAT', f: value } : { name, type: 'INT', i: String(value) };
+    });
+    this.nodes.push({ opType, input: inputs, output: [output], name: this.name('n'), attribute });
+    this.shapes.set(output, outputDims);
+    this.ops.push({ op: opType, attrs });
+    return output;
+  }
+}
+
+const valueInfo = (name, dims) => ({
+  name,
+  type: { tensorType: { elemType: 1, shape: { dim: dims.map((d) => (d === 'N' ? { dimParam: 'N' } : { dimValue: String(d) })) } } },
+});
+
+function graphInputs(rng) {
+  const rank = rng.pick([2, 2, 3, 4, 4, 4]);
+  const dims = ['N'];
+  if (rank === 2) dims.push(rng.int(1, 17));
+  if (rank === 3) dims.push(rng.int(1, 6), rng.int(1, 9));
+  if (rank === 4) dims.push(rng.int(1, 6), rng.int(1, 9), rng.int(1, 9));
+  const count = rng.chance(0.3) ? 2 : 1;
+  return Array.from({ length: count }, (_, i) => ({ name: `x${i}`, dims }));
+}
+
+// One case from `seed`: { doc, shapes, ops, inputs: [{ name, dims }] }.
+export function generateCase(seed) {
+  const rng = new Rng(seed);
+  const opset = rng.int(MIN_OPSET, MAX_OPSET);
+  const b = new GraphBuilder(rng, opset);
+  const inputs = graphInputs(rng);
+  for (const i of inputs) b.shapes.set(i.name, i.dims);
+  const values = inputs.map((i) => i.name);
+  const target = rng.chance(0.3) ? rng.int(1, 4) : rng.int(1, 30);
+  for (let attempts = 0; b.ops.length < target && attempts < target * 20; attempts++) {
+    const op = rng.pick(OPS);
+    if (op.since > opset || (op.until && opset > op.until)) continue;
+    // Recent values are likelier inputs: chains, with branches now and then.
+    const x = values[Math.max(0, values.length - 1 - (rng.chance(0.7) ? 0 : rng.int(0, values.length - 1)))];
+    if (b.shapes.get(x).length === 0) continue;  // scalars end a chain
+    const out = op.build(b, x, values);
+    if (out) values.push(out);
+  }
+  const produced = values.slice(inputs.length);
+  if (produced.length === 0) return null;
+  const outputs = new Set([produced.at(-1)]);
+  for (let i = rng.int(0, 2); i > 0; i--) outputs.add(rng.pick(produced));
+  const doc = {
+    irVersion: '8',
+    opsetImport: [{ domain: '', version: String(opset) }],
+    graph: {
+      name: `fuzz_${seed}`,
+      node: b.nodes,
+      initializer: b.initializers,
+      input: inputs.map((i) => valueInfo(i.name, i.dims)),
+      output: [...outputs].map((o) => valueInfo(o, b.shapes.get(o))),
+    },
+  };
+  return { seed, opset, doc, shapes: b.shapes, ops: b.ops, inputs };
+}

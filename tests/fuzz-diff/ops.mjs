@@ -1,0 +1,312 @@
+// The operators the differential fuzzer draws (tests/fuzz-diff/generator.mjs): for each, the
+// opsets it exists in and a builder that adds it over value x with attributes drawn from what
+// the spec allows there, or returns null when x does not fit. Dims are numbers or 'N' (the
+// symbolic batch); an op that needs a dim's value requires a number there.
+const fixed = (d) => typeof d === 'number';
+const allFixed = (dims) => dims.every(fixed);
+
+function unary(name, since, attrs = () => ({}), floats = []) {
+  return { name, since, build: (b, x) => b.node(name, [x], b.shapes.get(x), attrs(b), floats) };
+}
+
+// A shape x broadcasts with: all of x's fixed dims, some set to 1, some leading ones dropped.
+function broadcastShape(b, dims) {
+  if (dims.some((d) => !fixed(d)) && b.rng.chance(0.2)) return [];
+  const start = b.rng.int(0, dims.length);
+  return dims.slice(start).map((d) => (!fixed(d) || b.rng.chance(0.3) ? 1 : d));
+}
+
+function binary(name, since, { positive = false } = {}) {
+  return {
+    name, since,
+    build(b, x, values) {
+      const dims = b.shapes.get(x);
+      const same = values.filter((v) => v !== x && b.shapes.get(v).join() === dims.join());
+      let other;
+      if (same.length > 0 && b.rng.chance(0.4) && !positive) {
+        other = b.rng.pick(same);
+      } else {
+        const shape = broadcastShape(b, dims);
+        if (shape.some((d) => !fixed(d))) return null;
+        other = positive ? b.constant(shape, b.rng.floats(shape.reduce((a, d) => a * d, 1), 0.5, 2)) : b.floatConstant(shape);
+      }
+      const [first, second] = b.rng.chance(0.5) || positive ? [x, other] : [other, x];
+      const out = dims.length >= (b.shapes.get(second)?.length ?? 0) ? dims : b.shapes.get(second);
+      return b.node(name, [first, second], out);
+    },
+  };
+}
+
+const alpha = (b) => ({ alpha: b.rng.pick([0.01, 0.1, 0.5, 1, 2]) });
+
+// Output size of a window op along one axis (NOTSET padding), or 0 when it has none.
+function windowed(size, kernel, stride, dilation, padBegin, padEnd, ceil) {
+  const span = size + padBegin + padEnd - ((kernel - 1) * dilation + 1);
+  if (span < 0) return 0;
+  let out = (ceil ? Math.ceil(span / stride) : Math.floor(span / stride)) + 1;
+  // A last window that would start in the end padding is dropped (ceil_mode).
+  if (ceil && (out - 1) * stride >= size + padBegin) out -= 1;
+  return out;
+}
+
+// Spatial attributes for Conv and pooling over [N, C, H, W]: kernel_shape, strides, pads,
+// dilations, auto_pad, and the output H, W (null when there is none).
+function windowAttrs(b, dims, { maxKernel = 3, dilations = true, ceil = false, padBelowKernel = false }) {
+  const [, , h, w] = dims;
+  const kernel = [b.rng.int(1, Math.min(maxKernel, h + 2)), b.rng.int(1, Math.min(maxKernel, w + 2))];
+  const strides = [b.rng.int(1, 3), b.rng.int(1, 3)];
+  const dil = dilations && b.rng.chance(0.3) ? [b.rng.int(1, 2), b.rng.int(1, 2)] : [1, 1];
+  const attrs = { kernel_shape: kernel };
+  if (b.rng.chance(0.7)) attrs.strides = strides; else strides.fill(1);
+  if (dil[0] !== 1 || dil[1] !== 1) attrs.dilations = dil;
+  const mode = b.rng.pick(['NOTSET', 'NOTSET', 'NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID']);
+  let out;
+  if (mode === 'NOTSET') {
+    const limit = (k) => (padBelowKernel ? k - 1 : 2);
+    const pads = [b.rng.int(0, limit(kernel[0])), b.rng.int(0, limit(kernel[1])),
+      b.rng.int(0, limit(kernel[0])), b.rng.int(0, limit(kernel[1]))];
+    if (pads.some((p) => p > 0) || b.rng.chance(0.3)) attrs.pads = pads;
+    out = [windowed(h, kernel[0], strides[0], dil[0], pads[0], pads[2], ceil),
+      windowed(w, kernel[1], strides[1], dil[1], pads[1], pads[3], ceil)];
+  } else {
+    attrs.auto_pad = mode;
+    out = mode === 'VALID'
+      ? [windowed(h, kernel[0], strides[0], dil[0], 0, 0, ceil), windowed(w, kernel[1], strides[1], dil[1], 0, 0, ceil)]
+      : [Math.ceil(h / strides[0]), Math.ceil(w / strides[1])];
+  }
+  return out[0] > 0 && out[1] > 0 ? { attrs, out } : null;
+}
+
+const is4d = (dims) => dims.length === 4 && fixed(dims[1]) && fixed(dims[2]) && fixed(dims[3]);
+
+const conv = {
+  name: 'Conv', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (!is4d(dims)) return null;
+    const c = dims[1];
+    const groups = [1, c, ...[2, 3].filter((g) => c % g === 0)];
+    const group = b.rng.pick(groups);
+    const m = group * b.rng.int(1, 3);
+    const window = windowAttrs(b, dims, { maxKernel: 3 });
+    // onnxruntime runs no dilated Conv with SAME padding.
+    if (!window || (window.attrs.dilations && window.attrs.auto_pad?.startsWith('SAME'))) return null;
+    const [kh, kw] = window.attrs.kernel_shape;
+    const weight = b.floatConstant([m, c / group, kh, kw], -1 / Math.sqrt(c * kh * kw / group), 1 / Math.sqrt(c * kh * kw / group));
+    const inputs = [x, weight];
+    if (b.rng.chance(0.6)) inputs.push(b.floatConstant([m]));
+    const attrs = { ...window.attrs };
+    if (group > 1 || b.rng.chance(0.2)) attrs.group = group;
+    return b.node('Conv', inputs, [dims[0], m, ...window.out], attrs);
+  },
+};
+
+function pool(name) {
+  return {
+    name, since: 7,
+    build(b, x) {
+      const dims = b.shapes.get(x);
+      if (!is4d(dims)) return null;
+      const ceil = b.opset >= 10 && b.rng.chance(0.3);
+      const dilations = name === 'MaxPool' ? b.opset >= 10 : b.opset >= 19;
+      const window = windowAttrs(b, dims, { maxKernel: 3, dilations, ceil, padBelowKernel: true });
+      // onnxruntime pads SAME pooling windows as if they were not dilated (the spec dilates
+      // them): tests/regressions/ holds a case with the spec's answer.
+      if (!window || (window.attrs.dilations && window.attrs.auto_pad?.startsWith('SAME'))) return null;
+      const attrs = { ...window.attrs };
+      if (ceil) attrs.ceil_mode = 1;
+      if (name === 'AveragePool' && b.rng.chance(0.5)) attrs.count_include_pad = b.rng.int(0, 1);
+      return b.node(name, [x], [dims[0], dims[1], ...window.out], attrs);
+    },
+  };
+}
+
+const globalPool = (name) => ({
+  name, since: 7,
+  build: (b, x) => (is4d(b.shapes.get(x)) ? b.node(name, [x], [...b.shapes.get(x).slice(0, 2), 1, 1]) : null),
+});
+
+const matmul = {
+  name: 'MatMul', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const k = dims.at(-1);
+    if (!fixed(k) || dims.length < 2) return null;
+    const m = b.rng.int(1, 12);
+    return b.node('MatMul', [x, b.floatConstant([k, m], -1 / Math.sqrt(k), 1 / Math.sqrt(k))], [...dims.slice(0, -1), m]);
+  },
+};
+
+const gemm = {
+  name: 'Gemm', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (dims.length !== 2 || !fixed(dims[1])) return null;
+    const k = dims[1], m = b.rng.int(1, 12);
+    const attrs = {};
+    const transB = b.rng.chance(0.5);
+    if (transB) attrs.transB = 1;
+    const inputs = [x, b.floatConstant(transB ? [m, k] : [k, m], -1 / Math.sqrt(k), 1 / Math.sqrt(k))];
+    if (b.opset < 11 || b.rng.chance(0.7)) inputs.push(b.floatConstant(b.rng.pick([[m], [1, m], [1]])));
+    if (b.rng.chance(0.3)) attrs.alpha = b.rng.pick([0.5, 2]);
+    if (b.rng.chance(0.3)) attrs.beta = b.rng.pick([0.5, 2]);
+    return b.node('Gemm', inputs, [dims[0], m], attrs, ['alpha', 'beta']);
+  },
+};
+
+const batchNorm = {
+  name: 'BatchNormalization', since: 9,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (dims.length < 2 || !fixed(dims[1])) return null;
+    const c = dims[1];
+    const inputs = [x, b.floatConstant([c], 0.5, 1.5), b.floatConstant([c]), b.floatConstant([c]), b.floatConstant([c], 0.5, 2)];
+    const attrs = b.rng.chance(0.5) ? { epsilon: b.rng.pick([1e-5, 1e-3, 0.1]) } : {};
+    return b.node('BatchNormalization', inputs, dims, attrs, ['epsilon']);
+  },
+};
+
+const reshape = {
+  name: 'Reshape', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const rest = dims.slice(1);
+    if (dims[0] !== 'N' || !allFixed(rest)) return null;
+    let p = rest.reduce((a, d) => a * d, 1);
+    const target = [0];
+    for (let parts = b.rng.int(0, 2); parts > 0 && p > 1; parts--) {
+      const divisors = Array.from({ length: p }, (_, i) => i + 1).filter((d) => p % d === 0);
+      const d = b.rng.pick(divisors);
+      target.push(d);
+      p /= d;
+    }
+    target.push(p);
+    const out = ['N', ...target.slice(1)];
+    const written = [...target];
+    if (written.length > 1 && b.rng.chance(0.4)) written[b.rng.int(1, written.length - 1)] = -1;
+    return b.node('Reshape', [x, b.intConstant(written)], out);
+  },
+};
+
+const flatten = {
+  name: 'Flatten', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (dims[0] !== 'N' || !allFixed(dims.slice(1))) return null;
+    // Axes that keep N alone in the first dim (later ops find the batch there).
+    const axes = Array.from({ length: dims.length }, (_, i) => i + 1)
+      .filter((a) => dims.slice(1, a).every((d) => d === 1));
+    const axis = b.rng.pick(axes);
+    const written = b.opset >= 11 && axis < dims.length && b.rng.chance(0.3) ? axis - dims.length : axis;
+    return b.node('Flatten', [x], ['N', dims.slice(axis).reduce((a, d) => a * d, 1)], { axis: written });
+  },
+};
+
+const transpose = {
+  name: 'Transpose', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    // N stays first: later ops find the batch where they expect it.
+    const rest = Array.from({ length: dims.length - 1 }, (_, i) => i + 1);
+    for (let i = rest.length - 1; i > 0; i--) {
+      const j = b.rng.int(0, i);
+      [rest[i], rest[j]] = [rest[j], rest[i]];
+    }
+    const perm = [0, ...rest];
+    return b.node('Transpose', [x], perm.map((p) => dims[p]), { perm });
+  },
+};
+
+const concat = {
+  name: 'Concat', since: 7,
+  build(b, x, values) {
+    const dims = b.shapes.get(x);
+    const axes = dims.map((d, i) => i).filter((i) => fixed(dims[i]));
+    if (axes.length === 0) return null;
+    const axis = b.rng.pick(axes);
+    const same = values.filter((v) => b.shapes.get(v).join() === dims.join());
+    const other = b.rng.pick(same);
+    const out = dims.map((d, i) => (i === axis ? d * 2 : d));
+    const written = b.opset >= 11 && b.rng.chance(0.3) ? axis - dims.length : axis;
+    return b.node('Concat', b.rng.chance(0.5) ? [x, other] : [other, x], out, { axis: written });
+  },
+};
+
+const softmax = {
+  name: 'Softmax', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    // Before opset 13 Softmax works on the input coerced to 2-D at `axis`.
+    if (dims.length < 2) return null;
+    const axis = b.rng.int(b.opset >= 13 ? 0 : 1, dims.length - 1);
+    const written = b.opset >= 11 && b.rng.chance(0.3) ? axis - dims.length : axis;
+    return b.node('Softmax', [x], dims, b.rng.chance(0.2) && written === (b.opset >= 13 ? -1 : 1) ? {} : { axis: written });
+  },
+};
+
+function reduce(name, axesInputSince) {
+  return {
+    name, since: 7,
+    build(b, x) {
+      const dims = b.shapes.get(x);
+      const axes = dims.map((d, i) => i).filter(() => b.rng.chance(0.5));
+      if (axes.length === 0) axes.push(b.rng.int(0, dims.length - 1));
+      const keep = b.rng.int(0, 1);
+      const out = keep ? dims.map((d, i) => (axes.includes(i) ? 1 : d)) : dims.filter((d, i) => !axes.includes(i));
+      const written = axes.map((a) => (b.rng.chance(0.3) && b.opset >= 11 ? a - dims.length : a));
+      const attrs = { keepdims: keep };
+      const inputs = [x];
+      if (b.opset >= axesInputSince) inputs.push(b.intConstant(written)); else attrs.axes = written;
+      return b.node(name, inputs, out, attrs);
+    },
+  };
+}
+
+const unsqueeze = {
+  name: 'Unsqueeze', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (dims.length >= 5) return null;
+    const axis = b.rng.int(1, dims.length);
+    const out = [...dims.slice(0, axis), 1, ...dims.slice(axis)];
+    return b.opset >= 13 ? b.node('Unsqueeze', [x, b.intConstant([axis])], out) : b.node('Unsqueeze', [x], out, { axes: [axis] });
+  },
+};
+
+const squeeze = {
+  name: 'Squeeze', since: 7,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const ones = dims.map((d, i) => i).filter((i) => dims[i] === 1);
+    if (ones.length === 0) return null;
+    const axes = ones.filter(() => b.rng.chance(0.6));
+    if (axes.length === 0) axes.push(ones[0]);
+    const out = dims.filter((d, i) => !axes.includes(i));
+    return b.opset >= 13 ? b.node('Squeeze', [x, b.intConstant(axes)], out) : b.node('Squeeze', [x], out, { axes });
+  },
+};
+
+const clip = {
+  name: 'Clip', since: 7,
+  build(b, x) {
+    const lo = b.rng.pick([-1, -0.5, 0]), hi = b.rng.pick([0.5, 1, 6]);
+    if (b.opset < 11) return b.node('Clip', [x], b.shapes.get(x), { min: lo, max: hi }, ['min', 'max']);
+    const inputs = [x, b.rng.chance(0.8) ? b.constant([], [lo]) : ''];
+    if (b.rng.chance(0.8)) inputs.push(b.constant([], [hi]));
+    return b.node('Clip', inputs, b.shapes.get(x));
+  },
+};
+
+export const OPS = [
+  unary('Relu', 7), unary('Sigmoid', 7), unary('Tanh', 7), unary('Abs', 7), unary('Neg', 7), unary('Identity', 7),
+  unary('Softsign', 7), unary('Softplus', 7),
+  unary('LeakyRelu', 7, alpha, ['alpha']), unary('Elu', 7, alpha, ['alpha']),
+  unary('HardSigmoid', 7, (b) => ({ alpha: b.rng.pick([0.2, 0.5]), beta: b.rng.pick([0.5, 0.1]) }), ['alpha', 'beta']),
+  { ...unary('HardSwish', 14), since: 14 },
+  binary('Add', 7), binary('Sub', 7), binary('Mul', 7), binary('Div', 7, { positive: true }),
+  { ...binary('Max', 8), since: 8 }, { ...binary('Min', 8), since: 8 },
+  conv, pool('MaxPool'), pool('AveragePool'), globalPool('GlobalAveragePool'), globalPool('GlobalMaxPool'),
+  matmul, gemm, batchNorm, reshape, flatten, transpose, concat, softmax,
+  reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
+  unsqueeze, squeeze, clip,
+];
