@@ -133,6 +133,16 @@ TEST(InstanceNorm, MatchesNaive) {
   }
 }
 
+// One value per plane, far from zero: x - mean is exactly 0, so Y is B exactly. Folding the mean
+// into the bias (x * a + (B - mean * a)) loses that to cancellation (fuzz-diff seed 5606).
+TEST(InstanceNorm, PlanesWithALargeMeanGiveTheBias) {
+  Tensor x = MakeFloat({2, 2, 1}, {128.75f, 119.39630f, -370.348f, 240.29477f});
+  Tensor s = MakeFloat({2}, {0.75f, -1.5f});
+  Tensor b = MakeFloat({2}, {0.232666f, -0.5f});
+  Tensor y = RunOk("InstanceNormalization", 6, {x, s, b}, {});
+  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(y.ptr<float>()[i], b.ptr<float>()[i % 2]) << i;
+}
+
 TEST(InstanceNorm, Errors) {
   std::vector<Tensor> out;
   Tensor x = RandomFloat({1, 3, 4}, 1);
