@@ -66,16 +66,21 @@ export class GraphBuilder {
   // Adds a node; attrs is { name: value } with value a number (int unless float: true is in
   // `floats`), a list of ints, or a string.
   node(opType, inputs, outputDims, attrs = {}, floats = []) {
-    const output = this.name('v');
+    return this.nodeOutputs(opType, inputs, [outputDims], attrs, floats)[0];
+  }
+
+  // A node with several outputs (dims per output); their names.
+  nodeOutputs(opType, inputs, outputsDims, attrs = {}, floats = []) {
+    const outputs = outputsDims.map(() => this.name('v'));
     const attribute = Object.entries(attrs).map(([name, value]) => {
       if (typeof value === 'string') return { name, type: 'STRING', s: Buffer.from(value).toString('base64') };
       if (Array.isArray(value)) return { name, type: 'INTS', ints: value.map(String) };
       return floats.includes(name) ? { name, type: 'FLOAT', f: value } : { name, type: 'INT', i: String(value) };
     });
-    this.nodes.push({ opType, input: inputs, output: [output], name: this.name('n'), attribute });
-    this.shapes.set(output, outputDims);
+    this.nodes.push({ opType, input: inputs, output: outputs, name: this.name('n'), attribute });
+    outputs.forEach((o, i) => this.shapes.set(o, outputsDims[i]));
     this.ops.push({ op: opType, attrs });
-    return output;
+    return outputs;
   }
 }
 

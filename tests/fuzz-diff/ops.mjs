@@ -2,82 +2,9 @@
 // opsets it exists in and a builder that adds it over value x with attributes drawn from what
 // the spec allows there, or returns null when x does not fit. Dims are numbers or 'N' (the
 // symbolic batch); an op that needs a dim's value requires a number there.
-const fixed = (d) => typeof d === 'number';
-const allFixed = (dims) => dims.every(fixed);
-
-function unary(name, since, attrs = () => ({}), floats = []) {
-  return { name, since, build: (b, x) => b.node(name, [x], b.shapes.get(x), attrs(b), floats) };
-}
-
-// A shape x broadcasts with: all of x's fixed dims, some set to 1, some leading ones dropped.
-function broadcastShape(b, dims) {
-  if (dims.some((d) => !fixed(d)) && b.rng.chance(0.2)) return [];
-  const start = b.rng.int(0, dims.length);
-  return dims.slice(start).map((d) => (!fixed(d) || b.rng.chance(0.3) ? 1 : d));
-}
-
-function binary(name, since, { positive = false } = {}) {
-  return {
-    name, since,
-    build(b, x, values) {
-      const dims = b.shapes.get(x);
-      const same = values.filter((v) => v !== x && b.shapes.get(v).join() === dims.join());
-      let other;
-      if (same.length > 0 && b.rng.chance(0.4) && !positive) {
-        other = b.rng.pick(same);
-      } else {
-        const shape = broadcastShape(b, dims);
-        if (shape.some((d) => !fixed(d))) return null;
-        other = positive ? b.constant(shape, b.rng.floats(shape.reduce((a, d) => a * d, 1), 0.5, 2)) : b.floatConstant(shape);
-      }
-      const [first, second] = b.rng.chance(0.5) || positive ? [x, other] : [other, x];
-      const out = dims.length >= (b.shapes.get(second)?.length ?? 0) ? dims : b.shapes.get(second);
-      return b.node(name, [first, second], out);
-    },
-  };
-}
-
-const alpha = (b) => ({ alpha: b.rng.pick([0.01, 0.1, 0.5, 1, 2]) });
-
-// Output size of a window op along one axis (NOTSET padding), or 0 when it has none.
-function windowed(size, kernel, stride, dilation, padBegin, padEnd, ceil) {
-  const span = size + padBegin + padEnd - ((kernel - 1) * dilation + 1);
-  if (span < 0) return 0;
-  let out = (ceil ? Math.ceil(span / stride) : Math.floor(span / stride)) + 1;
-  // A last window that would start in the end padding is dropped (ceil_mode).
-  if (ceil && (out - 1) * stride >= size + padBegin) out -= 1;
-  return out;
-}
-
-// Spatial attributes for Conv and pooling over [N, C, H, W]: kernel_shape, strides, pads,
-// dilations, auto_pad, and the output H, W (null when there is none).
-function windowAttrs(b, dims, { maxKernel = 3, dilations = true, ceil = false, padBelowKernel = false }) {
-  const [, , h, w] = dims;
-  const kernel = [b.rng.int(1, Math.min(maxKernel, h + 2)), b.rng.int(1, Math.min(maxKernel, w + 2))];
-  const strides = [b.rng.int(1, 3), b.rng.int(1, 3)];
-  const dil = dilations && b.rng.chance(0.3) ? [b.rng.int(1, 2), b.rng.int(1, 2)] : [1, 1];
-  const attrs = { kernel_shape: kernel };
-  if (b.rng.chance(0.7)) attrs.strides = strides; else strides.fill(1);
-  if (dil[0] !== 1 || dil[1] !== 1) attrs.dilations = dil;
-  const mode = b.rng.pick(['NOTSET', 'NOTSET', 'NOTSET', 'SAME_UPPER', 'SAME_LOWER', 'VALID']);
-  let out;
-  if (mode === 'NOTSET') {
-    const limit = (k) => (padBelowKernel ? k - 1 : 2);
-    const pads = [b.rng.int(0, limit(kernel[0])), b.rng.int(0, limit(kernel[1])),
-      b.rng.int(0, limit(kernel[0])), b.rng.int(0, limit(kernel[1]))];
-    if (pads.some((p) => p > 0) || b.rng.chance(0.3)) attrs.pads = pads;
-    out = [windowed(h, kernel[0], strides[0], dil[0], pads[0], pads[2], ceil),
-      windowed(w, kernel[1], strides[1], dil[1], pads[1], pads[3], ceil)];
-  } else {
-    attrs.auto_pad = mode;
-    out = mode === 'VALID'
-      ? [windowed(h, kernel[0], strides[0], dil[0], 0, 0, ceil), windowed(w, kernel[1], strides[1], dil[1], 0, 0, ceil)]
-      : [Math.ceil(h / strides[0]), Math.ceil(w / strides[1])];
-  }
-  return out[0] > 0 && out[1] > 0 ? { attrs, out } : null;
-}
-
-const is4d = (dims) => dims.length === 4 && fixed(dims[1]) && fixed(dims[2]) && fixed(dims[3]);
+import { allFixed, alpha, binary, fixed, hasZero, is4d, unary, windowAttrs } from './ops-common.mjs';
+import { SHAPE_OPS } from './ops-shape.mjs';
+import { MATH_OPS } from './ops-math.mjs';
 
 const conv = {
   name: 'Conv', since: 7,
@@ -249,6 +176,7 @@ function reduce(name, axesInputSince) {
     name, since: 7,
     build(b, x) {
       const dims = b.shapes.get(x);
+      if (hasZero(dims)) return null;
       const axes = dims.map((d, i) => i).filter(() => b.rng.chance(0.5));
       if (axes.length === 0) axes.push(b.rng.int(0, dims.length - 1));
       const keep = b.rng.int(0, 1);
@@ -309,4 +237,5 @@ export const OPS = [
   matmul, gemm, batchNorm, reshape, flatten, transpose, concat, softmax,
   reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
   unsqueeze, squeeze, clip,
+  ...SHAPE_OPS, ...MATH_OPS,
 ];

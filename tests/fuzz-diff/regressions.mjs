@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 export const REGRESSIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '../regressions');
 
-const plain = (t) => ({ ...(t.type ? { type: t.type } : {}), dims: [...t.dims], data: Array.from(t.data, Number) });
+// JSON has no infinities or NaN: those are written as strings ("-Infinity"), which Number() reads.
+const plain = (t) => ({ ...(t.type ? { type: t.type } : {}), dims: [...t.dims],
+  data: Array.from(t.data, (v) => (Number.isFinite(Number(v)) ? Number(v) : String(Number(v)))) });
 
 export async function writeRegression(name, bytes, { note, source, threads, runs }) {
   const dir = path.join(REGRESSIONS, name);

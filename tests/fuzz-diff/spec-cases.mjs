@@ -2,25 +2,54 @@
 // onnxruntime, where onnxruntime departs from it (found by the differential fuzzer):
 //   node tests/fuzz-diff/spec-cases.mjs
 // onnxruntime 1.30 pads SAME_UPPER/SAME_LOWER pooling windows as if they were not dilated;
-// the spec pads them for the dilated extent (tests/fuzz-diff/spec-pool.mjs).
+// the spec pads them for the dilated extent (tests/fuzz-diff/spec-reference.mjs).
 import ort from 'onnxruntime-node';
 import { onnxJsonToOnnx } from '../../js/convert.mjs';
 import { Rng } from './generator.mjs';
-import { specPool2d } from './spec-pool.mjs';
+import { float64InstanceNorm, specPool2d, specResizeLinearAlignCorners } from './spec-reference.mjs';
+import { generateCase } from './generator.mjs';
+import { localize } from './differential.mjs';
 import { writeRegression } from './regressions.mjs';
+
+const DILATED_SAME = 'onnxruntime 1.30 pads SAME pooling windows as if they were not dilated; the spec pads them ' +
+  'for the dilated extent. Expected values from tests/fuzz-diff/spec-reference.mjs.';
+const pool = (op, attrs) => (data, dims) => specPool2d(op, data, dims, attrs);
+const empty = (dims) => ({ type: 'float32', dims, data: new Float32Array(0) });
 
 const CASES = [
   // From fuzz-diff seed 1226 (minimized): the window rows start 2 rows up per the spec, 1 per onnxruntime.
-  { name: 'spec-maxpool-same-lower-dilated', op: 'MaxPool', opset: 20, dims: ['N', 6, 8, 4],
+  { name: 'spec-maxpool-same-lower-dilated', op: 'MaxPool', opset: 20, dims: ['N', 6, 8, 4], note: DILATED_SAME,
     attrs: { kernel_shape: [3, 2], strides: [3, 2], dilations: [2, 1], auto_pad: 'SAME_LOWER' } },
-  { name: 'spec-maxpool-same-upper-dilated', op: 'MaxPool', opset: 12, dims: ['N', 3, 7, 6],
+  { name: 'spec-maxpool-same-upper-dilated', op: 'MaxPool', opset: 12, dims: ['N', 3, 7, 6], note: DILATED_SAME,
     attrs: { kernel_shape: [2, 3], strides: [2, 1], dilations: [3, 2], auto_pad: 'SAME_UPPER' } },
   // From fuzz-diff seed 1023: AveragePool has dilations from opset 19.
-  { name: 'spec-averagepool-same-lower-dilated', op: 'AveragePool', opset: 19, dims: ['N', 2, 5, 7],
+  { name: 'spec-averagepool-same-lower-dilated', op: 'AveragePool', opset: 19, dims: ['N', 2, 5, 7], note: DILATED_SAME,
     attrs: { kernel_shape: [2, 2], strides: [2, 3], dilations: [1, 2], auto_pad: 'SAME_LOWER', count_include_pad: 0 } },
-];
+  // From fuzz-diff seed 1852: 5 rows resized by 1.5 to 7.
+  { name: 'spec-resize-linear-align-corners-fractional', op: 'Resize', opset: 13, dims: ['N', 2, 5, 4],
+    attrs: { mode: 'linear', coordinate_transformation_mode: 'align_corners' },
+    constants: [{ name: 'roi', dims: [0], dataType: 1, floatData: [] }, { name: 'scales', dims: [4], dataType: 1, floatData: [1, 1, 1.5, 2] }],
+    note: 'Resize linear align_corners with scale * in not an integer (5 * 1.5): onnxruntime 1.30 divides by the rounded ' +
+      'output length - 1, the ONNX reference implementation (which makes the node tests) by scale * in - 1.',
+    expect: (data, dims) => specResizeLinearAlignCorners(data, dims, [1, 1, 1.5, 2]) },
+  // From fuzz-diff seed 571.
+  { name: 'spec-argmax-empty-keepdims-0', op: 'ArgMax', opset: 13, dims: ['N', 0, 3], attrs: { axis: 0, keepdims: 0 }, outType: 7,
+    note: 'ArgMax over axis 0 of an [N, 0, 3] tensor with keepdims 0 is [0, 3]. onnxruntime 1.30 agrees for a graph input ' +
+      'but keeps the axis ([1, 0, 3]) when a Slice made the tensor empty (fuzz-diff seed 571).',
+    expect: () => ({ type: 'int64', dims: [0, 3], data: [] }) },
+  // From fuzz-diff seed 477.
+  { name: 'spec-reducemax-of-an-empty-tensor', op: 'ReduceMax', opset: 13, dims: ['N', 0, 8], attrs: { axes: [-1], keepdims: 0 },
+    note: 'ReduceMax over the last axis of an [N, 0, 8] tensor is [N, 0]; onnxruntime 1.30 returns [N, 0, 8].',
+    expect: (data, dims) => empty([dims[0], 0]) },
+  // From fuzz-diff seed 1194.
+  { name: 'spec-reducemax-over-an-empty-axis', op: 'ReduceMax', opset: 18, dims: ['N', 0, 4], attrs: { keepdims: 1 },
+    constants: [{ name: 'axes', dims: [1], dataType: 7, int64Data: ['1'] }],
+    note: 'ReduceMax over an empty axis: the spec (opset 18) gives minus infinity, in shape [N, 1, 4]. onnxruntime 1.30 ' +
+      'agrees for a graph input but returns an empty tensor when Slice and Concat made the axis empty (fuzz-diff seed 1194).',
+    expect: (data, dims) => ({ type: 'float32', dims: [dims[0], 1, 4], data: new Float32Array(dims[0] * 4).fill(-Infinity) }) },
+].map((c) => ({ expect: pool(c.op, c.attrs), ...c }));
 
-function doc({ op, opset, dims, attrs }) {
+function doc({ op, opset, dims, attrs, constants = [], outType = 1 }) {
   const shape = (ds) => ({ dim: ds.map((d) => (d === 'N' ? { dimParam: 'N' } : { dimValue: String(d) })) });
   const attribute = Object.entries(attrs).map(([name, v]) => (typeof v === 'string'
     ? { name, type: 'STRING', s: Buffer.from(v).toString('base64') }
@@ -28,9 +57,10 @@ function doc({ op, opset, dims, attrs }) {
   return {
     irVersion: '8', opsetImport: [{ domain: '', version: String(opset) }],
     graph: {
-      name: op, node: [{ opType: op, input: ['x'], output: ['y'], name: 'pool', attribute }],
+      name: op, node: [{ opType: op, input: ['x', ...constants.map((c) => c.name)], output: ['y'], name: 'op', attribute }],
+      initializer: constants.filter((c) => c.name),
       input: [{ name: 'x', type: { tensorType: { elemType: 1, shape: shape(dims) } } }],
-      output: [{ name: 'y', type: { tensorType: { elemType: 1 } } }],
+      output: [{ name: 'y', type: { tensorType: { elemType: outType } } }],
     },
   };
 }
@@ -42,15 +72,36 @@ for (const c of CASES) {
   for (const n of [3, 1]) {
     const dims = c.dims.map((d) => (d === 'N' ? n : d));
     const data = Float32Array.from(new Rng(n * 101).floats(dims.reduce((a, b) => a * b, 1), -2, 2));
-    const expected = specPool2d(c.op, data, dims, c.attrs);
+    const expected = c.expect(data, dims);
     const fromOrt = (await ortSession.run({ x: new ort.Tensor('float32', data, dims) })).y;
-    const differs = fromOrt.dims.join() !== expected.dims.join() || fromOrt.data.some((v, i) => v !== expected.data[i]);
+    if (expected.type === undefined) expected.type = 'float32';
+    const differs = fromOrt.dims.join() !== expected.dims.join() || Array.from(fromOrt.data).some((v, i) => Number(v) !== Number(expected.data[i]));
     console.log(`${c.name} batch ${n}: onnxruntime ${differs ? 'departs from' : 'agrees with'} the spec`);
-    runs.push({ inputs: { x: { dims, data } }, expected: { y: { type: 'float32', ...expected } } });
+    runs.push({ inputs: { x: { dims, data } }, expected: { y: expected } });
   }
   await writeRegression(c.name, bytes, {
-    note: `${c.op} with ${c.attrs.auto_pad} and dilations ${c.attrs.dilations}: onnxruntime 1.30 pads the windows as if ` +
-      'they were not dilated; the spec pads them for the dilated extent. Expected values from tests/fuzz-diff/spec-pool.mjs.',
+    note: c.note,
     source: 'spec', threads: [1, 2], runs,
   });
+}
+
+// InstanceNormalization nodes the fuzzer found alone, on the values that reach them there:
+// planes of one value far from zero (seed 5606) and of eleven nearly equal values (seed 2581).
+// Expected values in float64: onnxruntime 1.30 folds the mean into the bias and loses bits there,
+// as webnx did until these cases.
+for (const [seed, batch, name] of [[5606, 2, 'spec-instancenorm-one-value-planes'], [2581, 8, 'spec-instancenorm-nearly-constant-planes']]) {
+  const c = generateCase(seed);
+  const where = await localize(c, batch, 1);
+  const x = where.aloneFeeds[0];
+  const values = (input) => (c.doc.graph.initializer.find((t) => t.name === input) ??
+    c.doc.graph.node.find((n) => n.output[0] === input).attribute[0].t).floatData;
+  const epsilon = where.node.attribute.find((a) => a.name === 'epsilon')?.f ?? 1e-5;
+  const expected = float64InstanceNorm([Array.from(x.data), values(where.node.input[1]), values(where.node.input[2])], x.dims, { epsilon });
+  await writeRegression(name, onnxJsonToOnnx(where.alone), {
+    note: `InstanceNormalization of fuzz-diff seed ${seed} alone: expected values in float64; onnxruntime 1.30 folds the ` +
+      'mean into the bias and loses bits there, as webnx did until this case.',
+    source: 'float64', threads: [1, 2],
+    runs: [{ inputs: { [x.name]: x }, expected: { [where.node.output[0]]: { type: 'float32', dims: x.dims, data: Float32Array.from(expected) } } }],
+  });
+  console.log(`${name}: onnxruntime ${where.differsAlone ? 'departs from' : 'agrees with'} float64`);
 }

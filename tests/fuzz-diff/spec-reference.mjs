@@ -30,3 +30,50 @@ export function specPool2d(op, x, dims, attrs) {
   }
   return { dims: [n, c, ...out], data: y };
 }
+
+// Resize, mode linear, align_corners, over the last two axes of NCHW, as the ONNX reference
+// implementation computes it (onnx/backend/test/case/node/resize.py, which makes the node
+// tests): x_original = x * (in - 1) / (scale * in - 1), the unrounded resized length.
+export function specResizeLinearAlignCorners(x, dims, scales) {
+  const [n, c, h, w] = dims;
+  const out = [Math.floor(h * scales[2]), Math.floor(w * scales[3])];
+  const axis = (i, size, scale) => {
+    const length = size * scale;
+    const at = length === 1 ? 0 : i * (size - 1) / (length - 1);
+    const lo = Math.min(Math.max(Math.floor(at), 0), size - 1);
+    const hi = Math.min(lo + 1, size - 1);
+    return { lo, hi, f: Math.min(Math.max(at - lo, 0), 1) };
+  };
+  const y = new Float32Array(n * c * out[0] * out[1]);
+  for (let p = 0; p < n * c; p++) {
+    for (let i = 0; i < out[0]; i++) for (let j = 0; j < out[1]; j++) {
+      const a = axis(i, h, scales[2]), b = axis(j, w, scales[3]);
+      const v = (r, s) => x[(p * h + r) * w + s];
+      y[(p * out[0] + i) * out[1] + j] = (1 - a.f) * ((1 - b.f) * v(a.lo, b.lo) + b.f * v(a.lo, b.hi)) +
+        a.f * ((1 - b.f) * v(a.hi, b.lo) + b.f * v(a.hi, b.hi));
+    }
+  }
+  return { dims: [n, c, ...out], data: y };
+}
+
+// InstanceNormalization in float64 (x - mean) / sqrt(var + eps) * scale + B: the answer both
+// runtimes' float32 results are measured against when they differ on one node (differential.mjs).
+export function float64InstanceNorm([x, scale, bias], dims, attrs) {
+  const [n, c] = dims;
+  const plane = dims.slice(2).reduce((a, d) => a * d, 1);
+  const eps = attrs.epsilon ?? 1e-5;
+  const y = new Float64Array(x.length);
+  for (let p = 0; p < n * c; p++) {
+    let mean = 0, variance = 0;
+    for (let i = 0; i < plane; i++) mean += x[p * plane + i];
+    mean /= plane;
+    for (let i = 0; i < plane; i++) variance += (x[p * plane + i] - mean) ** 2;
+    variance /= plane;
+    const a = scale[p % c] / Math.sqrt(variance + eps);
+    for (let i = 0; i < plane; i++) y[p * plane + i] = (x[p * plane + i] - mean) * a + bias[p % c];
+  }
+  return y;
+}
+
+// Float64 references by op, for the node that differs alone.
+export const FLOAT64_REFERENCES = { InstanceNormalization: float64InstanceNorm };
