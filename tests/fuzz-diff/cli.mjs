@@ -1,12 +1,18 @@
 // make fuzz-diff N=… [SEED=…]: generates N graphs from SEED on, runs each in webnx (1 and 2
 // threads, 2-4 input shapes) and onnxruntime-node, prints graphs per second, op coverage and
-// mismatches; each mismatch is minimized and written to tests/regressions/ (with --write).
+// mismatches; each mismatch is minimized and written to tests/regressions/ (with --write). A
+// worker process runs the cases; when native code kills it, the seed is reported and the run
+// goes on from the next.
 //   node tests/fuzz-diff/cli.mjs --graphs 10000 --seed 1 [--write] [--quiet]
 import { generateCase } from './generator.mjs';
 import { OPS } from './ops.mjs';
 import { feedsFor, runCase } from './differential.mjs';
 import { minimize } from './minimize.mjs';
 import { writeRegression } from './regressions.mjs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onnxJsonToOnnx } from '../../js/convert.mjs';
 
@@ -16,7 +22,7 @@ function args(argv) {
     return i >= 0 ? argv[i + 1] : fallback;
   };
   return { graphs: Number(get('--graphs', 1000)), seed: Number(get('--seed', 1)), write: argv.includes('--write'),
-    quiet: argv.includes('--quiet') };
+    quiet: argv.includes('--quiet'), child: argv.includes('--child'), results: get('--results') };
 }
 
 // op -> { graphs, attrs: name -> Set of values }
@@ -59,38 +65,69 @@ export async function minimizeAndWrite(c, result) {
   });
 }
 
-async function main() {
-  const { graphs, seed, write, quiet } = args(process.argv.slice(2));
-  const coverage = new Map();
-  const mismatches = [];
-  const excused = [];  // 'unstable' and 'onnxruntime-imprecise' (differential.mjs)
-  let run = 0, rejected = 0;
-  const start = performance.now();
+// The worker: cases from `seed` until `graphs` have run, one JSON line each in `results`
+// ({ seed, status, ops } — written before the case as { seed, status: 'started' }, so that a
+// process that dies in native code leaves the seed that killed it).
+async function work({ graphs, seed, write, quiet, results }) {
+  let run = 0;
   for (let s = seed; run < graphs; s++) {
     const c = generateCase(s);
     if (!c) continue;
+    appendFileSync(results, `${JSON.stringify({ seed: s, status: 'started' })}\n`);
     const result = await runCase(c);
-    if (result.status === 'rejected') { rejected++; continue; }
+    appendFileSync(results, `${JSON.stringify({ seed: s, status: result.status, ops: c.ops, detail: result.detail })}\n`);
+    if (result.status === 'rejected') continue;
     run++;
-    addCoverage(coverage, c);
-    if (result.status === 'unstable' || result.status === 'onnxruntime-imprecise') {
-      excused.push({ seed: s, status: result.status });
-      if (!quiet) console.log(`${result.status} seed ${s}: ${result.detail}`);
-    }
-    if (result.status === 'mismatch') {
-      mismatches.push({ seed: s, detail: result.detail });
-      console.log(`MISMATCH seed ${s} (opset ${c.opset}): ${result.detail}`);
-      if (write) console.log(`  minimized into ${await minimizeAndWrite(c, result)}`);
-    }
-    if (!quiet && run % 500 === 0) console.log(`${run} graphs, ${(run / ((performance.now() - start) / 1000)).toFixed(1)}/s`);
+    if (result.status !== 'ok' && !quiet) console.log(`${result.status} seed ${s} (opset ${c.opset}): ${result.detail}`);
+    if (result.status === 'mismatch' && write) console.log(`  minimized into ${await minimizeAndWrite(c, result)}`);
   }
-  const seconds = (performance.now() - start) / 1000;
-  console.log(`\n${run} graphs (seeds ${seed}..), ${rejected} rejected by onnxruntime and regenerated, ` +
-    `${(run / seconds).toFixed(1)} graphs/s, ${mismatches.length} mismatches; ` +
-    `${excused.filter((e) => e.status === 'unstable').length} unstable, ` +
-    `${excused.filter((e) => e.status === 'onnxruntime-imprecise').length} where onnxruntime is the imprecise one\n`);
-  console.log(coverageTable(coverage));
-  process.exitCode = mismatches.length > 0 ? 1 : 0;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+// The supervisor: runs the worker in a child process, restarts it after the seed that killed it
+// (recorded as 'crashed': onnxruntime-node dies on some graphs, e.g. InstanceNormalization of an
+// empty tensor), and reports from the results file.
+async function supervise(options) {
+  const results = path.join(os.tmpdir(), `fuzz-diff-${process.pid}.jsonl`);
+  writeFileSync(results, '');
+  const start = performance.now();
+  const records = () => readFileSync(results, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const crashed = [];
+  for (;;) {
+    const done = records().filter((r) => r.status !== 'started' && r.status !== 'rejected').length;
+    if (done >= options.graphs) break;
+    const last = records().at(-1);
+    const from = last ? last.seed + 1 : options.seed;
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', '--results', results,
+      '--seed', String(from), '--graphs', String(options.graphs - done), ...(options.write ? ['--write'] : []),
+      ...(options.quiet ? ['--quiet'] : [])], { stdio: 'inherit' });
+    const after = records().at(-1);
+    if (child.status === 0) break;
+    if (after?.status !== 'started') throw new Error(`the worker failed (status ${child.status}, signal ${child.signal})`);
+    crashed.push(after.seed);
+    console.log(`CRASHED seed ${after.seed}: the process died (${child.signal ?? `exit ${child.status}`}) running it`);
+    appendFileSync(results, `${JSON.stringify({ seed: after.seed, status: 'crashed' })}\n`);
+  }
+  report(records(), options, (performance.now() - start) / 1000);
+  rmSync(results);
+}
+
+function report(records, { seed }, seconds) {
+  const final = records.filter((r) => r.status !== 'started');
+  const count = (status) => final.filter((r) => r.status === status).length;
+  const coverage = new Map();
+  for (const r of final) if (r.ops && r.status !== 'rejected') addCoverage(coverage, r);
+  const run = final.length - count('rejected');
+  console.log(`\n${run} graphs (seeds ${seed}..), ${count('rejected')} rejected by onnxruntime and regenerated, ` +
+    `${(run / seconds).toFixed(1)} graphs/s: ${count('mismatch')} mismatches, ${count('crashed')} crashed the process, ` +
+    `${count('unstable')} unstable, ${count('onnxruntime-imprecise')} where onnxruntime is the imprecise one\n`);
+  for (const r of final.filter((x) => x.status === 'mismatch' || x.status === 'crashed')) {
+    console.log(`  ${r.status} seed ${r.seed}${r.detail ? `: ${r.detail}` : ''}`);
+  }
+  console.log(coverageTable(coverage));
+  process.exitCode = count('mismatch') + count('crashed') > 0 ? 1 : 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const options = args(process.argv.slice(2));
+  if (options.child) await work(options); else await supervise(options);
+}
