@@ -47,13 +47,21 @@ const CASES = [
     note: 'ReduceMax over an empty axis: the spec (opset 18) gives minus infinity, in shape [N, 1, 4]. onnxruntime 1.30 ' +
       'agrees for a graph input but returns an empty tensor when Slice and Concat made the axis empty (fuzz-diff seed 1194).',
     expect: (data, dims) => ({ type: 'float32', dims: [dims[0], 1, 4], data: new Float32Array(dims[0] * 4).fill(-Infinity) }) },
+  // From fuzz-diff seed 10223: a Slice left A with no columns.
+  { name: 'spec-gemm-empty-inner-dim', op: 'Gemm', opset: 13, dims: ['N', 0], attrs: { transB: 1 },
+    floatAttrs: { alpha: 2, beta: 0.5 },
+    constants: [{ name: 'B', dims: [5, 0], dataType: 1, floatData: [] }, { name: 'C', dims: [1], dataType: 1, floatData: [-0.671875] }],
+    note: 'Gemm with an empty inner dimension: alpha * A * B is zeros, so Y is beta * C = -0.3359375 everywhere; ' +
+      'onnxruntime 1.30 returns C without beta.',
+    expect: (data, dims) => ({ type: 'float32', dims: [dims[0], 5], data: new Float32Array(dims[0] * 5).fill(-0.3359375) }) },
 ].map((c) => ({ expect: pool(c.op, c.attrs), ...c }));
 
-function doc({ op, opset, dims, attrs, constants = [], outType = 1 }) {
+function doc({ op, opset, dims, attrs, floatAttrs = {}, constants = [], outType = 1 }) {
   const shape = (ds) => ({ dim: ds.map((d) => (d === 'N' ? { dimParam: 'N' } : { dimValue: String(d) })) });
   const attribute = Object.entries(attrs).map(([name, v]) => (typeof v === 'string'
     ? { name, type: 'STRING', s: Buffer.from(v).toString('base64') }
-    : Array.isArray(v) ? { name, type: 'INTS', ints: v.map(String) } : { name, type: 'INT', i: String(v) }));
+    : Array.isArray(v) ? { name, type: 'INTS', ints: v.map(String) } : { name, type: 'INT', i: String(v) }))
+    .concat(Object.entries(floatAttrs).map(([name, f]) => ({ name, type: 'FLOAT', f })));
   return {
     irVersion: '8', opsetImport: [{ domain: '', version: String(opset) }],
     graph: {
