@@ -119,7 +119,7 @@ function report(records, { seed }, seconds) {
   const run = final.length - count('rejected');
   console.log(`\n${run} graphs (seeds ${seed}..), ${count('rejected')} rejected by onnxruntime and regenerated, ` +
     `${(run / seconds).toFixed(1)} graphs/s: ${count('mismatch')} mismatches, ${count('crashed')} crashed the process, ` +
-    `${count('unstable')} unstable, ${count('onnxruntime-imprecise')} where onnxruntime is the imprecise one\n`);
+    `${count('unstable')} unstable, ${count('float64-arbitrated')} decided by float64 for webnx\n`);
   for (const r of final.filter((x) => x.status === 'mismatch' || x.status === 'crashed')) {
     console.log(`  ${r.status} seed ${r.seed}${r.detail ? `: ${r.detail}` : ''}`);
   }

@@ -49,6 +49,18 @@ export function windowed(size, kernel, stride, dilation, padBegin, padEnd, ceil)
 
 // Spatial attributes for Conv and pooling over [N, C, H, W]: kernel_shape, strides, pads,
 // dilations, auto_pad, and the output H, W (null when there is none).
+// Whether some window along an axis lies wholly in the padding: a max over no values, which the
+// spec leaves open (onnxruntime gives the lowest float, webnx minus infinity).
+function hasEmptyWindow(size, out, kernel, stride, dilation, padBegin) {
+  for (let o = 0; o < out; o++) {
+    const start = o * stride - padBegin;
+    let inside = false;
+    for (let j = 0; j < kernel && !inside; j++) inside = start + j * dilation >= 0 && start + j * dilation < size;
+    if (!inside) return true;
+  }
+  return false;
+}
+
 export function windowAttrs(b, dims, { maxKernel = 3, dilations = true, ceil = false, padBelowKernel = false }) {
   const [, , h, w] = dims;
   const kernel = [b.rng.int(1, Math.min(maxKernel, h + 2)), b.rng.int(1, Math.min(maxKernel, w + 2))];
@@ -66,6 +78,10 @@ export function windowAttrs(b, dims, { maxKernel = 3, dilations = true, ceil = f
     if (pads.some((p) => p > 0) || b.rng.chance(0.3)) attrs.pads = pads;
     out = [windowed(h, kernel[0], strides[0], dil[0], pads[0], pads[2], ceil),
       windowed(w, kernel[1], strides[1], dil[1], pads[1], pads[3], ceil)];
+    if (padBelowKernel && (hasEmptyWindow(h, out[0], kernel[0], strides[0], dil[0], pads[0]) ||
+        hasEmptyWindow(w, out[1], kernel[1], strides[1], dil[1], pads[1]))) {
+      return null;
+    }
   } else {
     // A kernel narrower than the stride would make SAME padding negative: the spec's formula
     // and onnxruntime then shift the windows, other runtimes clamp; left out as ambiguous.

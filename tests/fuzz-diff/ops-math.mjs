@@ -38,15 +38,22 @@ const prelu = {
   },
 };
 
+// Pow and Exp read Tanh(x): a chain of them overflows to infinities, where inf - inf in a later
+// filter makes NaN in one runtime and -inf in another.
+const bounded = (b, x) => b.node('Tanh', [x], b.shapes.get(x));
+
 // Integer exponents of any base; fractional and negative ones of a positive base.
 const pow = {
   name: 'Pow', since: 7,
   build(b, x) {
     const exponent = b.rng.pick([2, 3, 0.5, -1, 1.5]);
-    const base = Number.isInteger(exponent) && exponent > 0 ? x : positive(b, x);
+    const t = bounded(b, x);
+    const base = Number.isInteger(exponent) && exponent > 0 ? t : positive(b, t);
     return b.node('Pow', [base, b.constant([], [exponent])], b.shapes.get(x));
   },
 };
+
+const exp = { name: 'Exp', since: 7, build: (b, x) => b.node('Exp', [bounded(b, x)], b.shapes.get(x)) };
 
 function variadic(name) {
   return {
@@ -64,14 +71,17 @@ function variadic(name) {
   };
 }
 
-// Greater/Less/Equal-free comparisons feed Where, so the chain stays float32.
+// The condition compares a graph input (exact values: a computed one would flip at its last
+// bits, as Floor would) and picks between x and a value of x's shape.
 const where = {
   name: 'Where', since: 9,
   build(b, x, values) {
     const dims = b.shapes.get(x);
-    const cmp = b.rng.pick(['Greater', 'Less']);
-    const cond = b.node(cmp, [x, b.constant([], [b.rng.pick([0, 0.5, -0.25])])], dims);
     const same = values.filter((v) => b.shapes.get(v).join() === dims.join());
+    const inputs = same.filter((v) => isInput(b, v));
+    if (inputs.length === 0) return null;
+    const cmp = b.rng.pick(['Greater', 'Less']);
+    const cond = b.node(cmp, [b.rng.pick(inputs), b.constant([], [b.rng.pick([0, 0.5, -0.25])])], dims);
     return b.node('Where', [cond, x, b.rng.pick(same)], dims);
   },
 };
@@ -153,7 +163,7 @@ function reduceMore(name, since, axesInputSince = 18) {
 }
 
 export const MATH_OPS = [
-  prelu, pow, unary('Exp', 7), { ...unary('Erf', 9), since: 9 }, onPositive('Sqrt', 7), onPositive('Log', 7),
+  prelu, pow, exp, { ...unary('Erf', 9), since: 9 }, onPositive('Sqrt', 7), onPositive('Log', 7),
   onPositive('Reciprocal', 7), onInputs('Floor', 7), onInputs('Ceil', 7), { ...onInputs('Round', 11), since: 11 },
   periodic('Sin'), periodic('Cos'), unary('Selu', 7), unary('ThresholdedRelu', 10), unary('Celu', 12),
   variadic('Sum'), variadic('Mean'), where,

@@ -75,5 +75,43 @@ export function float64InstanceNorm([x, scale, bias], dims, attrs) {
   return y;
 }
 
+// LRN in float64: x / (bias + alpha / size * sum of x^2 over the neighbouring channels) ^ beta.
+export function float64Lrn([x], dims, attrs) {
+  const [n, c] = dims;
+  const plane = dims.slice(2).reduce((a, d) => a * d, 1);
+  const { size, alpha = 1e-4, beta = 0.75, bias = 1 } = attrs;
+  const y = new Float64Array(x.length);
+  for (let b = 0; b < n; b++) for (let ch = 0; ch < c; ch++) for (let i = 0; i < plane; i++) {
+    let sum = 0;
+    for (let k = Math.max(0, ch - Math.floor((size - 1) / 2)); k <= Math.min(c - 1, ch + Math.ceil((size - 1) / 2)); k++) {
+      sum += x[(b * c + k) * plane + i] ** 2;
+    }
+    const at = (b * c + ch) * plane + i;
+    y[at] = x[at] / (bias + alpha / size * sum) ** beta;
+  }
+  return y;
+}
+
+// LayerNormalization in float64 over the axes from `axis` on; Scale and B have those axes' shape.
+export function float64LayerNorm([x, scale, bias], dims, attrs) {
+  const rank = dims.length;
+  const axis = (attrs.axis ?? -1) < 0 ? (attrs.axis ?? -1) + rank : attrs.axis;
+  const row = dims.slice(axis).reduce((a, d) => a * d, 1);
+  const eps = attrs.epsilon ?? 1e-5;
+  const y = new Float64Array(x.length);
+  for (let r = 0; r < x.length / row; r++) {
+    let mean = 0, variance = 0;
+    for (let i = 0; i < row; i++) mean += x[r * row + i];
+    mean /= row;
+    for (let i = 0; i < row; i++) variance += (x[r * row + i] - mean) ** 2;
+    variance /= row;
+    const inv = 1 / Math.sqrt(variance + eps);
+    for (let i = 0; i < row; i++) y[r * row + i] = (x[r * row + i] - mean) * inv * scale[i] + (bias ? bias[i] : 0);
+  }
+  return y;
+}
+
 // Float64 references by op, for the node that differs alone.
-export const FLOAT64_REFERENCES = { InstanceNormalization: float64InstanceNorm };
+export const FLOAT64_REFERENCES = {
+  InstanceNormalization: float64InstanceNorm, LRN: float64Lrn, LayerNormalization: float64LayerNorm,
+};
