@@ -156,7 +156,7 @@ function webnxIsCloser(node, alone, feeds, got, want) {
   for (const n of alone.graph.node) {
     if (n.opType === 'Constant') values.set(n.output[0], n.attribute[0].t.floatData);
   }
-  const attrs = Object.fromEntries((node.attribute ?? []).map((a) => [a.name, a.f ?? Number(a.i)]));
+  const attrs = Object.fromEntries((node.attribute ?? []).map((a) => [a.name, a.f ?? (a.ints ? a.ints.map(Number) : Number(a.i))]));
   const x = feeds.find((f) => f.name === node.input[0]);
   const exact = reference(node.input.map((i) => (i && values.has(i) ? Array.from(values.get(i), Number) : null)), x.dims, attrs);
   const out = node.output[0];

@@ -5,6 +5,7 @@
 import { allFixed, alpha, binary, fixed, hasZero, is4d, unary, windowAttrs } from './ops-common.mjs';
 import { SHAPE_OPS } from './ops-shape.mjs';
 import { MATH_OPS } from './ops-math.mjs';
+import { MORE_OPS } from './ops-more.mjs';
 
 const conv = {
   name: 'Conv', since: 7,
@@ -238,5 +239,5 @@ export const OPS = [
   matmul, gemm, batchNorm, reshape, flatten, transpose, concat, softmax,
   reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
   unsqueeze, squeeze, clip,
-  ...SHAPE_OPS, ...MATH_OPS,
+  ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS,
 ];

@@ -6,7 +6,7 @@
 import ort from 'onnxruntime-node';
 import { onnxJsonToOnnx } from '../../js/convert.mjs';
 import { Rng } from './generator.mjs';
-import { float64InstanceNorm, specPool2d, specResizeLinearAlignCorners } from './spec-reference.mjs';
+import { float64InstanceNorm, float64Mvn, specPool2d, specResizeLinearAlignCorners } from './spec-reference.mjs';
 import { writeRegression } from './regressions.mjs';
 
 const DILATED_SAME = 'onnxruntime 1.30 pads SAME pooling windows as if they were not dilated; the spec pads them ' +
@@ -52,6 +52,12 @@ const CASES = [
     note: 'Gemm with an empty inner dimension: alpha * A * B is zeros, so Y is beta * C = -0.3359375 everywhere; ' +
       'onnxruntime 1.30 returns C without beta.',
     expect: (data, dims) => ({ type: 'float32', dims: [dims[0], 5], data: new Float32Array(dims[0] * 5).fill(-0.3359375) }) },
+  // From fuzz-diff seed 300215: planes of one repeated value.
+  { name: 'spec-mvn-constant-planes', op: 'MeanVarianceNormalization', opset: 13, dims: ['N', 2, 2, 3], attrs: { axes: [2, 3] },
+    data: (dims) => Float32Array.from({ length: dims.reduce((a, b) => a * b) }, (_, i) => 0.1 * (1 + Math.floor(i / 6))),
+    note: 'MeanVarianceNormalization of constant planes: (x - mean) / (sqrt(0) + 1e-9) = 0 (float64, variance about the ' +
+      "mean); onnxruntime 1.30 follows the spec's E[x^2] - E[x]^2, which goes negative in float32: NaN.",
+    expect: (data, dims) => ({ type: 'float32', dims, data: Float32Array.from(float64Mvn([Array.from(data)], dims, { axes: [2, 3] })) }) },
 ].map((c) => ({ expect: pool(c.op, c.attrs), ...c }));
 
 function doc({ op, opset, dims, attrs, floatAttrs = {}, constants = [], outType = 1 }) {
@@ -77,7 +83,7 @@ for (const c of CASES) {
   const runs = [];
   for (const n of [3, 1]) {
     const dims = c.dims.map((d) => (d === 'N' ? n : d));
-    const data = Float32Array.from(new Rng(n * 101).floats(dims.reduce((a, b) => a * b, 1), -2, 2));
+    const data = c.data ? c.data(dims) : Float32Array.from(new Rng(n * 101).floats(dims.reduce((a, b) => a * b, 1), -2, 2));
     const expected = c.expect(data, dims);
     const fromOrt = (await ortSession.run({ x: new ort.Tensor('float32', data, dims) })).y;
     if (expected.type === undefined) expected.type = 'float32';

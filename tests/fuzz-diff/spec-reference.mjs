@@ -111,7 +111,29 @@ export function float64LayerNorm([x, scale, bias], dims, attrs) {
   return y;
 }
 
+// MeanVarianceNormalization in float64: (x - mean) / (sqrt(variance) + 1e-9) over `axes`
+// (default [0, 2, 3]), the variance taken about the mean (the spec's function body writes
+// E[x^2] - E[x]^2, which in float32 goes negative for nearly constant values: NaN).
+export function float64Mvn([x], dims, attrs) {
+  const axes = (attrs.axes ?? [0, 2, 3]).map((a) => (a < 0 ? a + dims.length : a));
+  const strides = dims.map((d, i) => dims.slice(i + 1).reduce((a, v) => a * v, 1));
+  const groups = new Map();
+  for (let i = 0; i < x.length; i++) {
+    const key = dims.map((d, a) => (axes.includes(a) ? 0 : Math.floor(i / strides[a]) % d)).join();
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(i);
+  }
+  const y = new Float64Array(x.length);
+  for (const idx of groups.values()) {
+    const mean = idx.reduce((s, i) => s + x[i], 0) / idx.length;
+    const variance = idx.reduce((s, i) => s + (x[i] - mean) ** 2, 0) / idx.length;
+    for (const i of idx) y[i] = (x[i] - mean) / (Math.sqrt(variance) + 1e-9);
+  }
+  return y;
+}
+
 // Float64 references by op, for the node that differs alone.
 export const FLOAT64_REFERENCES = {
   InstanceNormalization: float64InstanceNorm, LRN: float64Lrn, LayerNormalization: float64LayerNorm,
+  MeanVarianceNormalization: float64Mvn,
 };
