@@ -36,6 +36,8 @@ function readGraph(doc) {
     return null;
   }
   if (![...inits, ...inputs, ...outputs].every((v) => typeof v.name === 'string')) return null;
+  // Names defined twice are the loader's to report: a map of them would keep one silently.
+  if (new Set(inits.map((t) => t.name)).size !== inits.length) return null;
   return {
     keys,
     nodes: nodes.map((n, i) => {

@@ -202,3 +202,9 @@ test('structurally mutated NeatapticTS documents give a coded error or load', as
     }
   }
 });
+
+test('an initializer defined twice in a NeatapticTS document stays the loader\'s MalformedModel', async () => {
+  const doc = exportDocument(makeNetwork(unified), { batch: false });
+  doc.graph.initializer.push({ ...doc.graph.initializer[0] });
+  await assert.rejects(InferenceSession.create(doc), (e) => e.code === 'MalformedModel' && /W0.*twice|twice.*W0/.test(e.message));
+});
