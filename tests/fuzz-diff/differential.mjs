@@ -101,6 +101,10 @@ function compareOutputs(got, want) {
 
 const valueInfo = (name) => ({ name, type: { tensorType: { elemType: 1 } } });
 
+// The generated ops' outputs that are not float32: indices and comparisons.
+const isIntegerOutput = (node, i) => ['ArgMax', 'ArgMin', 'Greater', 'Less'].includes(node.opType) ||
+  (node.opType === 'TopK' && i === 1);
+
 // The node whose output first differs, and whether it differs on its own: the node alone, fed
 // onnxruntime's values of its inputs, in both runtimes. A node that agrees there only passed on
 // its inputs' last-bit differences, grown by an ill-conditioned op (a normalization of nearly
@@ -108,8 +112,8 @@ const valueInfo = (name) => ({ name, type: { tensorType: { elemType: 1 } } });
 export async function localize(c, batch, threads) {
   const feeds = feedsFor(c, batch, 0);
   const g = c.doc.graph;
-  const floatValues = g.node.filter((n) => n.opType !== 'Constant').flatMap((n) => n.output)
-    .filter((v) => c.shapes.has(v) && !g.node.some((n) => n.output.includes(v) && ['ArgMax', 'ArgMin', 'Greater', 'Less'].includes(n.opType)));
+  const floatValues = g.node.filter((n) => n.opType !== 'Constant').flatMap((n) => n.output.filter((o, i) => !isIntegerOutput(n, i)))
+    .filter((v) => c.shapes.has(v));
   const all = { ...c.doc, graph: { ...g, output: floatValues.map(valueInfo) } };
   const bytes = onnxJsonToOnnx(all);
   const ortRun = await runOrt(bytes, [feeds]);

@@ -132,8 +132,45 @@ export function float64Mvn([x], dims, attrs) {
   return y;
 }
 
+// GroupNormalization (opset 21: Scale and B per channel) in float64.
+export function float64GroupNorm([x, scale, bias], dims, attrs) {
+  const [n, c] = dims;
+  const plane = dims.slice(2).reduce((a, d) => a * d, 1);
+  const groups = attrs.num_groups, per = c / groups, eps = attrs.epsilon ?? 1e-5;
+  const y = new Float64Array(x.length);
+  for (let b = 0; b < n; b++) for (let g = 0; g < groups; g++) {
+    const start = (b * c + g * per) * plane, size = per * plane;
+    let mean = 0, variance = 0;
+    for (let i = 0; i < size; i++) mean += x[start + i];
+    mean /= size;
+    for (let i = 0; i < size; i++) variance += (x[start + i] - mean) ** 2;
+    variance /= size;
+    for (let i = 0; i < size; i++) {
+      const ch = g * per + Math.floor(i / plane);
+      y[start + i] = (x[start + i] - mean) / Math.sqrt(variance + eps) * scale[ch] + bias[ch];
+    }
+  }
+  return y;
+}
+
+// LpNormalization in float64: x / ||x||_p along `axis` (p 1 or 2).
+export function float64LpNorm([x], dims, attrs) {
+  const rank = dims.length;
+  const axis = (attrs.axis ?? -1) < 0 ? (attrs.axis ?? -1) + rank : attrs.axis;
+  const p = attrs.p ?? 2;
+  const inner = dims.slice(axis + 1).reduce((a, d) => a * d, 1), size = dims[axis];
+  const y = new Float64Array(x.length);
+  for (let o = 0; o < x.length / (inner * size); o++) for (let i = 0; i < inner; i++) {
+    let norm = 0;
+    for (let k = 0; k < size; k++) norm += p === 1 ? Math.abs(x[(o * size + k) * inner + i]) : x[(o * size + k) * inner + i] ** 2;
+    norm = p === 1 ? norm : Math.sqrt(norm);
+    for (let k = 0; k < size; k++) y[(o * size + k) * inner + i] = x[(o * size + k) * inner + i] / norm;
+  }
+  return y;
+}
+
 // Float64 references by op, for the node that differs alone.
 export const FLOAT64_REFERENCES = {
   InstanceNormalization: float64InstanceNorm, LRN: float64Lrn, LayerNormalization: float64LayerNorm,
-  MeanVarianceNormalization: float64Mvn,
+  MeanVarianceNormalization: float64Mvn, GroupNormalization: float64GroupNorm, LpNormalization: float64LpNorm,
 };
