@@ -183,12 +183,12 @@ class InstanceNormKernel : public Kernel {
       float* yp = y + p * plane_size_;
       const nn::Moments m = nn::MomentsOf(xp, plane_size_);
       const int64_t c = p % channels_;
-      // The mean comes off first: folded into the bias (x * a + (B - mean * a)) it would cancel
-      // against x * a, losing the result's bits when |mean| is large next to the spread.
-      const float mean = static_cast<float>(m.mean);
+      // The mean comes off first, in double: folded into the bias (x * a + (B - mean * a)) it
+      // cancels against x * a, and a float mean's rounding is scaled by a; both lose the
+      // result's bits when |mean| is large next to the spread.
       const float a = static_cast<float>(scale[c] / std::sqrt(m.variance + epsilon_));
       const float b = bias[c];
-      for (int64_t i = 0; i < plane_size_; ++i) yp[i] = (xp[i] - mean) * a + b;
+      for (int64_t i = 0; i < plane_size_; ++i) yp[i] = static_cast<float>(xp[i] - m.mean) * a + b;
     }
     return Status::Ok();
   }

@@ -143,6 +143,23 @@ TEST(InstanceNorm, PlanesWithALargeMeanGiveTheBias) {
   for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(y.ptr<float>()[i], b.ptr<float>()[i % 2]) << i;
 }
 
+// Nearly equal values (spread 0.004 around 3.17) with epsilon 1e-5 scale x - mean by ~260: a
+// float mean's rounding would show as 3e-5 in Y (fuzz-diff seed 1352177). Against float64.
+TEST(InstanceNorm, NearlyEqualValuesMatchFloat64) {
+  const std::vector<float> values = {3.165876865386963f, 3.1703431606292725f, 3.165876865386963f,
+                                     3.1703431606292725f};
+  Tensor x = MakeFloat({1, 1, 4}, values);
+  Tensor y =
+      RunOk("InstanceNormalization", 6, {x, MakeFloat({1}, {0.8f}), MakeFloat({1}, {0.9f})}, {});
+  double mean = 0, var = 0;
+  for (float v : values) mean += v / 4.0;
+  for (float v : values) var += (v - mean) * (v - mean) / 4.0;
+  for (int i = 0; i < 4; ++i) {
+    const double want = (values[i] - mean) / std::sqrt(var + 1e-5) * 0.8 + 0.9;
+    EXPECT_NEAR(y.ptr<float>()[i], want, 1e-6) << i;
+  }
+}
+
 TEST(InstanceNorm, Errors) {
   std::vector<Tensor> out;
   Tensor x = RandomFloat({1, 3, 4}, 1);
