@@ -152,7 +152,11 @@ export async function localize(c, batch, threads) {
 // or no farther from it than onnxruntime's: the difference is then onnxruntime's float32
 // arithmetic or the op's conditioning, not a wrong answer of webnx's.
 function webnxIsCloser(node, alone, feeds, got, want) {
-  const maxError = (a, b) => a.reduce((m, v, i) => Math.max(m, Math.abs(Number(v) - b[i])), 0);
+  // A NaN where float64 has a number is as far as can be.
+  const maxError = (a, b) => a.reduce((m, v, i) => {
+    const e = Math.abs(Number(v) - b[i]);
+    return Math.max(m, Number.isNaN(e) && !Number.isNaN(b[i]) ? Infinity : e || 0);
+  }, 0);
   const reference = FLOAT64_REFERENCES[node.opType];
   if (!reference) return false;
   const values = new Map(feeds.map((f) => [f.name, f.data]));
