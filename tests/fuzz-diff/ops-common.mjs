@@ -102,3 +102,21 @@ export const is4d = (dims) => dims.length === 4 && dims.slice(1).every((d) => fi
 // onnxruntime 1.30 reduces tensors that a Slice or Concat made empty to wrong shapes (the
 // spec's answers are regressions in tests/regressions/spec-*): reductions skip them.
 export const hasZero = (dims) => dims.some((d) => d === 0);
+
+// A graph input, not a computed value: its values are exact multiples of 1/4096, so both runtimes
+// see the same bits (ops whose result jumps at their input's last bits read only these).
+export const isInput = (b, x) => !b.nodes.some((n) => n.output.includes(x));
+
+// Tanh(x): a bounded argument for ops that overflow, or whose outputs swing at large arguments.
+export const tanhOf = (b, x) => b.node('Tanh', [x], b.shapes.get(x));
+
+// An elementwise op over `through(x)` (Tanh(x) by default).
+export const onBounded = (name, since, through = tanhOf) => ({
+  name, since, build: (b, x) => b.node(name, [through(b, x)], b.shapes.get(x)),
+});
+
+// An elementwise op over graph inputs only.
+export const onInputs = (name, since, attrs = () => ({})) => ({
+  name, since,
+  build: (b, x) => (isInput(b, x) && !hasZero(b.shapes.get(x)) ? b.node(name, [x], b.shapes.get(x), attrs(b, x)) : null),
+});

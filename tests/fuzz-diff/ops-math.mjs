@@ -2,9 +2,7 @@
 // fuzzer (tests/fuzz-diff/ops.mjs). Ops whose results jump (Floor, Ceil, Round, ArgMax, ArgMin)
 // read only graph inputs, which are exact multiples of 1/4096, so both runtimes see the same
 // values; ops with domain limits get their inputs made positive first.
-import { broadcastShape, fixed, hasZero, is4d, unary } from './ops-common.mjs';
-
-const isInput = (b, x) => !b.nodes.some((n) => n.output.includes(x));
+import { broadcastShape, fixed, hasZero, is4d, isInput, onBounded, onInputs, tanhOf, unary } from './ops-common.mjs';
 
 // x made positive: Abs(x) + c.
 function positive(b, x, c = 0.25) {
@@ -14,16 +12,6 @@ function positive(b, x, c = 0.25) {
 
 const onPositive = (name, since) => ({
   name, since, build: (b, x) => b.node(name, [positive(b, x)], b.shapes.get(x)),
-});
-
-// Sin and Cos read Tanh(x): at large arguments the last-bit differences of two runtimes' inputs
-// become large differences of their outputs.
-const periodic = (name) => ({
-  name, since: 7, build: (b, x) => b.node(name, [b.node('Tanh', [x], b.shapes.get(x))], b.shapes.get(x)),
-});
-
-const onInputs = (name, since) => ({
-  name, since, build: (b, x) => (isInput(b, x) ? b.node(name, [x], b.shapes.get(x)) : null),
 });
 
 const prelu = {
@@ -39,21 +27,18 @@ const prelu = {
 };
 
 // Pow and Exp read Tanh(x): a chain of them overflows to infinities, where inf - inf in a later
-// filter makes NaN in one runtime and -inf in another.
-const bounded = (b, x) => b.node('Tanh', [x], b.shapes.get(x));
-
+// filter makes NaN in one runtime and -inf in another. Sin and Cos too: at large arguments the
+// last-bit differences of two runtimes' inputs become large differences of their outputs.
 // Integer exponents of any base; fractional and negative ones of a positive base.
 const pow = {
   name: 'Pow', since: 7,
   build(b, x) {
     const exponent = b.rng.pick([2, 3, 0.5, -1, 1.5]);
-    const t = bounded(b, x);
+    const t = tanhOf(b, x);
     const base = Number.isInteger(exponent) && exponent > 0 ? t : positive(b, t);
     return b.node('Pow', [base, b.constant([], [exponent])], b.shapes.get(x));
   },
 };
-
-const exp = { name: 'Exp', since: 7, build: (b, x) => b.node('Exp', [bounded(b, x)], b.shapes.get(x)) };
 
 function variadic(name) {
   return {
@@ -163,9 +148,9 @@ function reduceMore(name, since, axesInputSince = 18) {
 }
 
 export const MATH_OPS = [
-  prelu, pow, exp, { ...unary('Erf', 9), since: 9 }, onPositive('Sqrt', 7), onPositive('Log', 7),
+  prelu, pow, onBounded('Exp', 7), { ...unary('Erf', 9), since: 9 }, onPositive('Sqrt', 7), onPositive('Log', 7),
   onPositive('Reciprocal', 7), onInputs('Floor', 7), onInputs('Ceil', 7), { ...onInputs('Round', 11), since: 11 },
-  periodic('Sin'), periodic('Cos'), unary('Selu', 7), unary('ThresholdedRelu', 10), unary('Celu', 12),
+  onBounded('Sin', 7), onBounded('Cos', 7), unary('Selu', 7), unary('ThresholdedRelu', 10), unary('Celu', 12),
   variadic('Sum'), variadic('Mean'), where,
   argExtreme('ArgMax'), argExtreme('ArgMin'), instanceNorm, layerNorm, lrn,
   reduceMore('ReduceMin', 7), reduceMore('ReduceProd', 7), reduceMore('ReduceL1', 7), reduceMore('ReduceL2', 7),

@@ -2,20 +2,10 @@
 // functions on bounded arguments, softmax variants, normalizations, index-valued and
 // index-reading ops. Ops whose result jumps with its input's last bits (Sign, Hardmax, TopK's
 // order) read graph inputs only.
-import { fixed, hasZero, is4d } from './ops-common.mjs';
+import { fixed, hasZero, is4d, isInput, onBounded, onInputs, tanhOf } from './ops-common.mjs';
 
-const isInput = (b, x) => !b.nodes.some((n) => n.output.includes(x));
-const tanh = (b, x) => b.node('Tanh', [x], b.shapes.get(x));
 // 0.9 * tanh(x): inside (-1, 1) for Asin, Acos and Atanh.
-const inside = (b, x) => b.node('Mul', [tanh(b, x), b.constant([], [0.9])], b.shapes.get(x));
-
-const onBounded = (name, since, through = tanh) => ({
-  name, since, build: (b, x) => b.node(name, [through(b, x)], b.shapes.get(x)),
-});
-
-const onInputs = (name, since, attrs = () => ({})) => ({
-  name, since, build: (b, x) => (isInput(b, x) && !hasZero(b.shapes.get(x)) ? b.node(name, [x], b.shapes.get(x), attrs(b, x)) : null),
-});
+const inside = (b, x) => b.node('Mul', [tanhOf(b, x), b.constant([], [0.9])], b.shapes.get(x));
 
 function axisOf(b, dims) {
   const axis = b.rng.int(0, dims.length - 1);
