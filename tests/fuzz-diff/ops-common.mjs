@@ -120,3 +120,6 @@ export const onInputs = (name, since, attrs = () => ({})) => ({
   name, since,
   build: (b, x) => (isInput(b, x) && !hasZero(b.shapes.get(x)) ? b.node(name, [x], b.shapes.get(x), attrs(b, x)) : null),
 });
+
+// Group counts a channel count allows: 1, depthwise, and 2 or 3 where they divide it.
+export const groupCounts = (c) => [1, c, ...[2, 3].filter((g) => c % g === 0)];

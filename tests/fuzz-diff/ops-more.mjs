@@ -2,7 +2,7 @@
 // functions on bounded arguments, softmax variants, normalizations, index-valued and
 // index-reading ops. Ops whose result jumps with its input's last bits (Sign, Hardmax, TopK's
 // order) read graph inputs only.
-import { fixed, hasZero, is4d, isInput, onBounded, onInputs, tanhOf } from './ops-common.mjs';
+import { fixed, groupCounts, hasZero, is4d, isInput, onBounded, onInputs, tanhOf } from './ops-common.mjs';
 
 // 0.9 * tanh(x): inside (-1, 1) for Asin, Acos and Atanh.
 const inside = (b, x) => b.node('Mul', [tanhOf(b, x), b.constant([], [0.9])], b.shapes.get(x));
@@ -95,7 +95,7 @@ const groupNorm = {
     const dims = b.shapes.get(x);
     if (!is4d(dims)) return null;
     const c = dims[1];
-    const groups = b.rng.pick([1, c, ...[2, 3].filter((g) => c % g === 0)]);
+    const groups = b.rng.pick(groupCounts(c));
     const inputs = [x, b.floatConstant([c], 0.5, 1.5), b.floatConstant([c])];
     return b.node('GroupNormalization', inputs, dims, { num_groups: groups, ...(b.rng.chance(0.5) ? { epsilon: 1e-3 } : {}) },
       ['epsilon']);

@@ -2,7 +2,7 @@
 // opsets it exists in and a builder that adds it over value x with attributes drawn from what
 // the spec allows there, or returns null when x does not fit. Dims are numbers or 'N' (the
 // symbolic batch); an op that needs a dim's value requires a number there.
-import { allFixed, alpha, binary, fixed, hasZero, is4d, unary, windowAttrs } from './ops-common.mjs';
+import { allFixed, alpha, binary, fixed, groupCounts, hasZero, is4d, unary, windowAttrs } from './ops-common.mjs';
 import { SHAPE_OPS } from './ops-shape.mjs';
 import { MATH_OPS } from './ops-math.mjs';
 import { MORE_OPS } from './ops-more.mjs';
@@ -13,7 +13,7 @@ const conv = {
     const dims = b.shapes.get(x);
     if (!is4d(dims)) return null;
     const c = dims[1];
-    const groups = [1, c, ...[2, 3].filter((g) => c % g === 0)];
+    const groups = groupCounts(c);
     const group = b.rng.pick(groups);
     const m = group * b.rng.int(1, 3);
     const window = windowAttrs(b, dims, { maxKernel: 3 });
