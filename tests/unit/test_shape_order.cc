@@ -474,5 +474,21 @@ TEST(ShapeOrder, DataDependentShapesOverChangingSizes) {
   ExpectOrderFree(mb.Bytes(), {{3, 50}, {1, 2}, {4, 90}, {1, 2}, {2, 17}});
 }
 
+// InstanceNormalization (the mean taken off in double before scaling) over changing images,
+// one-pixel planes among them, fed by a conv.
+TEST(ShapeOrder, InstanceNormOverChangingImages) {
+  constexpr int64_t c = 5;
+  ModelBuilder mb(13);
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  mb.FloatInit("W", {c, c, 3, 3}, RandomFloats(c * c * 9, 90));
+  mb.FloatInit("scale", {c}, RandomFloats(c, 91));
+  mb.FloatInit("B", {c}, RandomFloats(c, 92));
+  mb.Node("Conv", {"X", "W"}, {"C"}, "conv").Ints("pads", {1, 1, 1, 1});
+  mb.Node("InstanceNormalization", {"C", "scale", "B"}, {"Y"}, "norm");
+  mb.Output("Y", kOnnxFloat, {"N", c, "H", "W"});
+  ExpectOrderFree(mb.Bytes(),
+                  {{3, c, 17, 13}, {1, c, 1, 1}, {2, c, 9, 31}, {1, c, 1, 1}, {3, c, 17, 13}});
+}
+
 }  // namespace
 }  // namespace webnx::testing
