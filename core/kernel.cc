@@ -57,6 +57,17 @@ Status PlanContext::ExpectDType(int i, std::initializer_list<DType> allowed) con
                                                  ", expected " + names);
 }
 
+Status PlanContext::ExpectAnyDType(int i) const {
+  if (!has_input(i)) {
+    return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
+  }
+  if (DTypeSize(dtype(i)) == 0) {
+    return Error(ErrorCode::kUnsupportedDtype,
+                 "input " + std::to_string(i) + " ('" + node_.inputs[i] + "') has no dtype");
+  }
+  return Status::Ok();
+}
+
 void PlanContext::set_graph(const ResolvedGraph* graph) {
   if (!graph) return;
   set_threads(graph->threads);

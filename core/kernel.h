@@ -105,6 +105,8 @@ class PlanContext {
   Status ExpectInputs(int min, int max) const;
   // MalformedModel naming input i unless it is present and has one of the given dtypes.
   Status ExpectDType(int i, std::initializer_list<DType> allowed) const;
+  // The same for kernels that only move elements: any dtype.
+  Status ExpectAnyDType(int i) const;
 
  private:
   const Node& node_;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/float16.h"
 #include "core/limits.h"
 
 namespace webnx {
@@ -12,12 +13,28 @@ const char* DTypeName(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:
       return "float32";
+    case DType::kUint8:
+      return "uint8";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUint16:
+      return "uint16";
+    case DType::kInt16:
+      return "int16";
     case DType::kInt32:
       return "int32";
     case DType::kInt64:
       return "int64";
     case DType::kBool:
       return "bool";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kUint32:
+      return "uint32";
+    case DType::kUint64:
+      return "uint64";
     case DType::kUndefined:
       break;
   }
@@ -26,13 +43,22 @@ const char* DTypeName(DType dtype) {
 
 size_t DTypeSize(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32:
-    case DType::kInt32:
-      return 4;
-    case DType::kInt64:
-      return 8;
+    case DType::kUint8:
+    case DType::kInt8:
     case DType::kBool:
       return 1;
+    case DType::kUint16:
+    case DType::kInt16:
+    case DType::kFloat16:
+      return 2;
+    case DType::kFloat32:
+    case DType::kInt32:
+    case DType::kUint32:
+      return 4;
+    case DType::kInt64:
+    case DType::kFloat64:
+    case DType::kUint64:
+      return 8;
     case DType::kUndefined:
       break;
   }
@@ -40,7 +66,39 @@ size_t DTypeSize(DType dtype) {
 }
 
 bool IsSupportedDType(int32_t onnx_dtype) {
-  return onnx_dtype == 1 || onnx_dtype == 6 || onnx_dtype == 7 || onnx_dtype == 9;
+  return (onnx_dtype >= 1 && onnx_dtype <= 7) || (onnx_dtype >= 9 && onnx_dtype <= 13);
+}
+
+namespace {
+
+template <typename T>
+void Store(T value, void* dst) {
+  std::memcpy(dst, &value, sizeof(T));
+}
+
+}  // namespace
+
+void WriteElement(DType dtype, double value, void* dst) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return Store(static_cast<float>(value), dst);
+    case DType::kFloat64:
+      return Store(value, dst);
+    case DType::kFloat16:
+      return Store(FloatToHalf(static_cast<float>(value)), dst);
+    case DType::kBool:
+      return Store(value != 0, dst);
+    case DType::kUint64:
+      return Store(static_cast<uint64_t>(value), dst);
+    case DType::kUndefined:
+      return;
+    default: {
+      // The other integers: their low bytes (two's complement, little-endian).
+      const int64_t v = static_cast<int64_t>(value);
+      std::memcpy(dst, &v, DTypeSize(dtype));
+      return;
+    }
+  }
 }
 
 std::string ShapeToString(const Shape& shape) {
@@ -131,12 +189,26 @@ int64_t Tensor::IntAt(int64_t i) const {
       return ptr<int32_t>()[i];
     case DType::kBool:
       return ptr<bool>()[i] ? 1 : 0;
-    case DType::kFloat32: {
+    case DType::kUint8:
+      return ptr<uint8_t>()[i];
+    case DType::kInt8:
+      return ptr<int8_t>()[i];
+    case DType::kUint16:
+      return ptr<uint16_t>()[i];
+    case DType::kInt16:
+      return ptr<int16_t>()[i];
+    case DType::kUint32:
+      return ptr<uint32_t>()[i];
+    case DType::kUint64:  // past INT64_MAX saturates, as the floats do
+      return static_cast<int64_t>(std::min<uint64_t>(ptr<uint64_t>()[i], INT64_MAX));
+    case DType::kFloat32:
+    case DType::kFloat16:
+    case DType::kFloat64: {
       // Saturating: casting NaN or a float beyond int64 is undefined behaviour.
-      const float f = ptr<float>()[i];
+      const double f = DoubleAt(i);
       if (!(f == f)) return 0;
-      if (f >= 9.2233720368547758e18f) return INT64_MAX;
-      if (f <= -9.2233720368547758e18f) return INT64_MIN;
+      if (f >= 9.2233720368547758e18) return INT64_MAX;
+      if (f <= -9.2233720368547758e18) return INT64_MIN;
       return static_cast<int64_t>(f);
     }
     case DType::kUndefined:
@@ -146,8 +218,18 @@ int64_t Tensor::IntAt(int64_t i) const {
 }
 
 double Tensor::DoubleAt(int64_t i) const {
-  if (dtype == DType::kFloat32) return ptr<float>()[i];
-  return static_cast<double>(IntAt(i));
+  switch (dtype) {
+    case DType::kFloat32:
+      return ptr<float>()[i];
+    case DType::kFloat64:
+      return ptr<double>()[i];
+    case DType::kFloat16:
+      return HalfToFloat(ptr<uint16_t>()[i]);
+    case DType::kUint64:
+      return static_cast<double>(ptr<uint64_t>()[i]);
+    default:
+      return static_cast<double>(IntAt(i));
+  }
 }
 
 }  // namespace webnx

@@ -13,18 +13,33 @@
 
 namespace webnx {
 
-// Compute dtypes. Values match ONNX TensorProto.DataType so loaders can map them directly.
+// Element types: every numeric ONNX tensor type. Values match ONNX TensorProto.DataType so
+// loaders can map them directly. Every kernel that only moves elements takes all of them (it
+// moves them by size); a kernel that computes lists the dtypes it computes in.
 enum class DType : int32_t {
   kUndefined = 0,
   kFloat32 = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
   kInt32 = 6,
   kInt64 = 7,
   kBool = 9,
+  kFloat16 = 10,  // IEEE binary16, stored as its bits (uint16_t)
+  kFloat64 = 11,
+  kUint32 = 12,
+  kUint64 = 13,
 };
 
 const char* DTypeName(DType dtype);
 size_t DTypeSize(DType dtype);
+// True for the ONNX dtype codes that are a DType (every numeric type; not strings, complex,
+// bfloat16 or the float8 types).
 bool IsSupportedDType(int32_t onnx_dtype);
+
+// Writes a small exact value (a 0, a 1, a count) as one element of `dtype` at `dst`.
+void WriteElement(DType dtype, double value, void* dst);
 
 using Shape = std::vector<int64_t>;
 
@@ -49,6 +64,30 @@ struct DTypeOf<int32_t> {
 template <>
 struct DTypeOf<bool> {
   static constexpr DType value = DType::kBool;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kFloat64;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kUint8;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kInt8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::kInt16;
+};
+template <>
+struct DTypeOf<uint32_t> {
+  static constexpr DType value = DType::kUint32;
+};
+template <>
+struct DTypeOf<uint64_t> {
+  static constexpr DType value = DType::kUint64;
 };
 
 struct Tensor {
@@ -80,9 +119,10 @@ struct Tensor {
   static Tensor Borrow(DType dtype, const Shape& shape, void* data);
   // Deep copy.
   Status Clone(Tensor* out) const;
-  // Scalar/1-D helpers used by shape-computing ops: reads element i as int64 (int32/int64/bool).
+  // Scalar/1-D helpers used by shape-computing ops: reads element i as int64 (integers and
+  // bool exactly; floats truncated toward zero, saturating, NaN as 0).
   int64_t IntAt(int64_t i) const;
-  // Reads a float32/int tensor element as double.
+  // Reads element i of any dtype as double.
   double DoubleAt(int64_t i) const;
 };
 

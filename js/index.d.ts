@@ -1,6 +1,14 @@
-export type TensorType = 'float32' | 'int32' | 'int64' | 'bool';
+export type TensorType =
+  | 'float32' | 'float16' | 'float64'
+  | 'int8' | 'int16' | 'int32' | 'int64'
+  | 'uint8' | 'uint16' | 'uint32' | 'uint64'
+  | 'bool';
 
-export type TensorData = Float32Array | Int32Array | BigInt64Array | Uint8Array;
+/** float16 is its bits in a Uint16Array (a Float16Array is accepted where the engine has one). */
+export type TensorData =
+  | Float32Array | Float64Array
+  | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array;
 
 export type ErrorCode =
   | 'UnsupportedOpset'

@@ -22,7 +22,7 @@ class CenterCropPadKernel final : public Kernel {
   }
 
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt32, DType::kInt64}));
     const Shape& x = ctx.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());

@@ -10,10 +10,6 @@
 namespace webnx {
 namespace {
 
-Status ExpectAnyDType(const PlanContext& ctx, int i) {
-  return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
-}
-
 // Resolves `axis` in [-rank, rank) into [0, rank). Negative axes are accepted at every version
 // (older schemas only documented non-negative ones; exporters emit both).
 Status NormalizeAxis(const PlanContext& ctx, int64_t axis, int64_t rank, int64_t* out) {
@@ -40,7 +36,7 @@ class ConcatKernel final : public Kernel {
     const int n = ctx.num_inputs();
     if (n < 1) return ctx.Error(ErrorCode::kMalformedModel, "needs at least one input");
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(n, n));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     if (!ctx.attrs().Has("axis")) {
       return ctx.Error(ErrorCode::kMalformedModel, "required attribute 'axis' is missing");
     }
@@ -115,7 +111,7 @@ class SplitKernel final : public Kernel {
   Status Plan(PlanContext& ctx) override {
     const int version = ctx.since_version();
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, version >= 13 ? 2 : 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const int64_t axis_attr = ctx.attrs().Int("axis", 0);
     std::vector<int64_t> sizes;
     bool has_sizes = false;

@@ -16,7 +16,7 @@ class DepthSpaceKernel final : public Kernel {
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const Shape& x = ctx.shape(0);
     if (x.size() != 4) {
       return ctx.Error(ErrorCode::kShapeMismatch, "the input must be 4-D, got " + ShapeToString(x));

@@ -17,7 +17,6 @@ namespace webnx {
 namespace {
 
 using indexing::CopyBytes;
-using indexing::ExpectAnyDType;
 using indexing::IndexAt;
 using indexing::NormalizeAxis;
 using indexing::NormalizeDistinctAxis;
@@ -42,7 +41,7 @@ class GatherKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt64, DType::kInt32}));
     const int64_t axis_attr = ctx.attrs().Int("axis", 0);
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
@@ -105,7 +104,7 @@ class GatherElementsKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt64, DType::kInt32}));
     const int64_t axis_attr = ctx.attrs().Int("axis", 0);
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
@@ -207,7 +206,7 @@ Status ReadIntList(const PlanContext& ctx, int input, const char* name, std::vec
 class SliceKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     std::vector<int64_t> starts, ends, axes, steps;
     bool has_axes = false, has_steps = false;
     if (ctx.since_version() < 10) {

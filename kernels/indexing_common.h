@@ -12,10 +12,6 @@
 
 namespace webnx::indexing {
 
-inline Status ExpectAnyDType(const PlanContext& ctx, int i) {
-  return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
-}
-
 // Resolves `axis` in [-rank, rank) into [0, rank). Negative axes are accepted at every version
 // (older schemas only documented non-negative ones; exporters emit both).
 inline Status NormalizeAxis(const PlanContext& ctx, int64_t axis, int64_t rank, int64_t* out) {

@@ -1,27 +1,13 @@
-// Constant, Identity, Dropout (inference: identity), and Cast and CastLike between the supported
-// dtypes.
+// Constant, Identity and Dropout (inference: identity).
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <string>
-#include <type_traits>
 
-#include "core/onnx_type_names.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
 namespace {
-
-Status ExpectAnyDType(const PlanContext& ctx, int i) {
-  return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
-}
-
-void CopyInput(RunContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  Tensor& y = ctx.output(0);
-  if (x.data != y.data && x.nbytes() > 0) std::memcpy(y.data, x.data, x.nbytes());
-}
 
 // Views share the input's storage: output 0 points at it, and the planner keeps it alive.
 void ViewInput(RunContext& ctx) {
@@ -105,7 +91,7 @@ class IdentityKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     ctx.SetOutput(0, ctx.dtype(0), ctx.shape(0));
     return Status::Ok();
   }
@@ -191,131 +177,6 @@ class DropoutKernel final : public Kernel {
   DType mask_dtype_ = DType::kBool;
 };
 
-// ---- Cast
-
-// Float to integer without undefined behaviour: truncates toward zero, NaN gives 0 and
-// out-of-range values saturate.
-template <typename To>
-To FloatToInt(float v) {
-  if (std::isnan(v)) return 0;
-  constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
-  constexpr double hi = static_cast<double>(std::numeric_limits<To>::max());
-  if (v <= lo) return std::numeric_limits<To>::min();
-  if (v >= hi) return std::numeric_limits<To>::max();
-  return static_cast<To>(v);
-}
-
-template <typename To, typename From>
-To Convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (std::is_same_v<From, float> && std::is_integral_v<To>) {
-    return FloatToInt<To>(v);
-  } else {
-    return static_cast<To>(v);  // integer narrowing wraps (two's complement)
-  }
-}
-
-template <typename T>
-struct TypeTag {
-  using type = T;
-};
-
-template <typename Fn>
-void DispatchDType(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kFloat32:
-      fn(TypeTag<float>{});
-      break;
-    case DType::kInt32:
-      fn(TypeTag<int32_t>{});
-      break;
-    case DType::kInt64:
-      fn(TypeTag<int64_t>{});
-      break;
-    case DType::kBool:
-      fn(TypeTag<bool>{});
-      break;
-    case DType::kUndefined:
-      break;
-  }
-}
-
-// Cast to attribute 'to', or (CastLike) to the dtype of input 1.
-class CastKernel final : public Kernel {
- public:
-  explicit CastKernel(bool like = false) : like_(like) {}
-
-  Status Plan(PlanContext& ctx) override {
-    if (like_) {
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-      WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
-      WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 1));
-      from_ = ctx.dtype(0);
-      to_ = ctx.dtype(1);
-      ctx.SetOutput(0, to_, ctx.shape(0));
-      return Status::Ok();
-    }
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
-    Attrs& attrs = ctx.attrs();
-    if (!attrs.Has("to"))
-      return ctx.Error(ErrorCode::kMalformedModel, "attribute 'to' is required");
-    int64_t to = 0;
-    const Attribute* to_attr = ctx.node().attr("to");
-    if (ctx.since_version() < 6 && to_attr && to_attr->type == Attribute::Type::kString) {
-      to = FromCast1Name(attrs.String("to", ""));
-    } else {
-      to = attrs.Int("to", 0);
-    }
-    WEBNX_RETURN_IF_ERROR(attrs.status());
-    if (to > std::numeric_limits<int32_t>::max() || to < 0 ||
-        !IsSupportedDType(static_cast<int32_t>(to))) {
-      return ctx.Error(ErrorCode::kUnsupportedDtype, "Cast to " + OnnxDataTypeName(to) +
-                                                         " is not supported (float32, int32, "
-                                                         "int64 and bool are)");
-    }
-    from_ = ctx.dtype(0);
-    to_ = static_cast<DType>(to);
-    ctx.SetOutput(0, to_, ctx.shape(0));
-    return Status::Ok();
-  }
-
-  Status Run(RunContext& ctx) override {
-    const Tensor& x = ctx.input(0);
-    Tensor& y = ctx.output(0);
-    const int64_t n = x.numel();
-    if (from_ == to_) {
-      CopyInput(ctx);
-      return Status::Ok();
-    }
-    DispatchDType(from_, [&](auto from_tag) {
-      using From = typename decltype(from_tag)::type;
-      DispatchDType(to_, [&](auto to_tag) {
-        using To = typename decltype(to_tag)::type;
-        const From* in = x.ptr<From>();
-        To* out = y.ptr<To>();
-        for (int64_t i = 0; i < n; ++i) out[i] = Convert<To>(in[i]);
-      });
-    });
-    return Status::Ok();
-  }
-
- private:
-  // Cast-1 named the target type with a string.
-  static int64_t FromCast1Name(const std::string& name) {
-    if (name == "FLOAT") return 1;
-    if (name == "INT32") return 6;
-    if (name == "INT64") return 7;
-    if (name == "BOOL") return 9;
-    return -1;
-  }
-
-  const bool like_;
-  DType from_ = DType::kUndefined;
-  DType to_ = DType::kUndefined;
-};
-
 }  // namespace
 
 void RegisterMiscKernels(OpRegistry& r) {
@@ -327,9 +188,6 @@ void RegisterMiscKernels(OpRegistry& r) {
   r.Register("", "Dropout",
              {{{1, 6, 7, 10}, Inputs(1), Outputs(1, 2)}, {{12, 13}, Inputs(1, 3), Outputs(1, 2)}},
              MakeKernel<DropoutKernel>);
-  r.Register("", "Cast", {{1, 6, 9, 13, 19, 21}, Inputs(1), Outputs(1)}, MakeKernel<CastKernel>);
-  r.Register("", "CastLike", {{15, 19, 21}, Inputs(2), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<CastKernel>(true); });
 }
 
 }  // namespace webnx

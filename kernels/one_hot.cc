@@ -32,7 +32,7 @@ class OneHotKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
     for (int i = 0; i < 2; ++i)
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64}));
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 2));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(2));
     const Tensor* depth = ctx.constant(1);
     if (!depth || depth->numel() != 1) {
       return ctx.Error(ErrorCode::kMalformedModel,

@@ -2,16 +2,17 @@
 // must be known when the plan is made, because they decide the output shape.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "kernels/dtype_dispatch.h"
 #include "kernels/indexing_common.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
 namespace {
 
-using indexing::ExpectAnyDType;
 using indexing::IndexAt;
 using indexing::NormalizeDistinctAxis;
 
@@ -21,7 +22,7 @@ class PadKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     const int version = ctx.since_version();
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const std::string mode = ctx.attrs().String("mode", "constant");
     std::vector<int64_t> pads, axes;
     bool has_axes = false;
@@ -91,19 +92,9 @@ class PadKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     if (y.numel() == 0) return Status::Ok();
-    switch (dtype_) {
-      case DType::kFloat32:
-        return Fill<float>(ctx, x, y);
-      case DType::kInt32:
-        return Fill<int32_t>(ctx, x, y);
-      case DType::kInt64:
-        return Fill<int64_t>(ctx, x, y);
-      case DType::kBool:
-        return Fill<bool>(ctx, x, y);
-      case DType::kUndefined:
-        break;
-    }
-    return Status(ErrorCode::kInternal, "Pad: undefined dtype");
+    // Only elements move, so one loop per element size serves every dtype.
+    DispatchBySize(DTypeSize(dtype_), [&](auto tag) { Fill<decltype(tag)>(ctx, x, y); });
+    return Status::Ok();
   }
 
  private:
@@ -199,16 +190,21 @@ class PadKernel final : public Kernel {
     return Status::Ok();
   }
 
+  // T is the unsigned integer as wide as an element: the constant is moved as its bits.
   template <typename T>
-  Status Fill(RunContext& ctx, const Tensor& x, Tensor& y) {
-    T value = static_cast<T>(attr_value_);
-    if (constant_from_input_ && ctx.has_input(2)) value = ctx.input(2).ptr<T>()[0];
+  void Fill(RunContext& ctx, const Tensor& x, Tensor& y) {
+    T value{};  // all bits zero: 0 in every dtype
+    if (constant_from_input_ && ctx.has_input(2)) {
+      std::memcpy(&value, ctx.input(2).data, sizeof(T));
+    } else if constexpr (sizeof(T) == sizeof(float)) {
+      if (dtype_ == DType::kFloat32) std::memcpy(&value, &attr_value_, sizeof(T));  // Pad-2
+    }
     const T* in = x.ptr<T>();
     T* out = y.ptr<T>();
     const int64_t rank = static_cast<int64_t>(out_dims_.size());
     if (rank == 0) {
       out[0] = in[0];
-      return Status::Ok();
+      return;
     }
     const int64_t inner = out_dims_[rank - 1];
     const int64_t* inner_map = maps_.data() + map_offsets_[rank - 1];
@@ -237,7 +233,6 @@ class PadKernel final : public Kernel {
         counter_[d] = 0;
       }
     }
-    return Status::Ok();
   }
 
   Mode mode_ = Mode::kConstant;

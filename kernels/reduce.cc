@@ -99,8 +99,8 @@ class ReduceKernel : public Kernel {
       case DType::kBool:
         ReduceInt(x.ptr<bool>(), y.ptr<bool>());
         break;
-      case DType::kUndefined:
-        return Status(ErrorCode::kInternal, "reduce: undefined dtype");
+      default:  // Plan admits only the four above
+        return Status(ErrorCode::kInternal, std::string("reduce: dtype ") + DTypeName(dtype_));
     }
     return Status::Ok();
   }

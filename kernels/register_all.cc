@@ -24,6 +24,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterGatherSliceKernels(r);
   RegisterPadKernels(r);
   RegisterMiscKernels(r);
+  RegisterCastKernels(r);
   RegisterResizeKernels(r);
   RegisterLayerNormKernels(r);
   RegisterArgExtremeKernels(r);

@@ -23,7 +23,8 @@ void RegisterTransposeKernels(OpRegistry& r);        // transpose.cc
 void RegisterConcatSplitKernels(OpRegistry& r);      // concat_split.cc
 void RegisterGatherSliceKernels(OpRegistry& r);      // gather_slice.cc
 void RegisterPadKernels(OpRegistry& r);              // pad.cc
-void RegisterMiscKernels(OpRegistry& r);             // misc.cc (Constant, Identity, Dropout, Cast)
+void RegisterMiscKernels(OpRegistry& r);             // misc.cc (Constant, Identity, Dropout)
+void RegisterCastKernels(OpRegistry& r);             // cast.cc (Cast, CastLike)
 void RegisterResizeKernels(OpRegistry& r);           // resize.cc (Resize, Upsample)
 void RegisterLayerNormKernels(OpRegistry& r);        // layer_norm.cc (LayerNormalization)
 void RegisterArgExtremeKernels(OpRegistry& r);       // arg_extreme.cc (ArgMax, ArgMin)

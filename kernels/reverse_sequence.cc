@@ -15,7 +15,7 @@ namespace {
 class ReverseSequenceKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt64}));
     Attrs& attrs = ctx.attrs();
     const int64_t time_axis = attrs.Int("time_axis", 0);

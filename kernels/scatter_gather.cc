@@ -42,12 +42,34 @@ Status ReadCombine(PlanContext& ctx, DType dtype, Combine* combine) {
   }
   if (*combine != Combine::kNone && dtype == DType::kBool)
     return ctx.Error(ErrorCode::kUnsupportedDtype, "a bool scatter cannot combine values");
+  if (*combine != Combine::kNone && dtype != DType::kFloat32 && dtype != DType::kInt32 &&
+      dtype != DType::kInt64) {
+    return ctx.Error(ErrorCode::kUnsupportedDtype,
+                     "reduction '" + reduction + "' computes in float32, int32 and int64, not " +
+                         DTypeName(dtype));
+  }
   return Status::Ok();
 }
 
+// Calls fn(T{}): T the compute type (float32, int32 or int64) when values combine, else
+// (values only move) the unsigned integer as wide as an element, which serves every dtype.
+template <typename Fn>
+void DispatchScatter(DType dtype, Combine combine, Fn&& fn) {
+  if (combine == Combine::kNone) {
+    DispatchBySize(DTypeSize(dtype), fn);
+  } else if (dtype == DType::kFloat32) {
+    fn(float{});
+  } else if (dtype == DType::kInt32) {
+    fn(int32_t{});
+  } else if (dtype == DType::kInt64) {
+    fn(int64_t{});
+  }
+}
+
+// T unsigned: an element's bits, which only move.
 template <typename T>
 void CombineInto(T* dst, T v, Combine combine) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_unsigned_v<T>) {
     *dst = v;
   } else {
     switch (combine) {
@@ -112,7 +134,7 @@ class IndexTupleKernel final : public Kernel {
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(scatter_ ? 3 : 2, scatter_ ? 3 : 2));
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt64}));
     const Shape& data = ctx.shape(0);
     const Shape& indices = ctx.shape(1);
@@ -161,7 +183,7 @@ class IndexTupleKernel final : public Kernel {
         return OutOfRange(node_, bad_index, bad_dim);
       }
     }
-    DispatchDType(dtype_, [&](auto tag) { Move<decltype(tag)>(ctx, offsets); });
+    DispatchScatter(dtype_, combine_, [&](auto tag) { Move<decltype(tag)>(ctx, offsets); });
     return Status::Ok();
   }
 
@@ -200,7 +222,7 @@ class ScatterElementsKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt32, DType::kInt64}));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(2, {ctx.dtype(0)}));
     const Shape& data = ctx.shape(0);
@@ -231,7 +253,7 @@ class ScatterElementsKernel final : public Kernel {
 
   Status Run(RunContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(Offsets(ctx.input(1)));
-    DispatchDType(dtype_, [&](auto tag) {
+    DispatchScatter(dtype_, combine_, [&](auto tag) {
       using T = decltype(tag);
       const T* updates = ctx.input(2).ptr<T>();
       T* out = ctx.output(0).ptr<T>();

@@ -14,10 +14,6 @@ namespace webnx::shape_ops {
 // Outputs larger than this many elements are refused at plan time (the wasm heap is 4 GiB).
 constexpr int64_t kMaxOutputElements = int64_t{1} << 32;
 
-inline Status ExpectAnyDType(const PlanContext& ctx, int i) {
-  return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
-}
-
 inline Status CheckOutputSize(const PlanContext& ctx, const Shape& out) {
   int64_t numel = 0;
   if (!ShapeNumel(out, &numel) || numel > kMaxOutputElements) {

@@ -26,7 +26,7 @@ class ShapeKernel final : public ShapeOnlyKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(shape_ops::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const Shape& in = ctx.shape(0);
     const int64_t rank = static_cast<int64_t>(in.size());
     int64_t start = 0, end = rank;
@@ -59,7 +59,7 @@ class SizeKernel final : public ShapeOnlyKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(shape_ops::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     if (!ShapeNumel(ctx.shape(0), &numel_)) {
       return ctx.Error(ErrorCode::kShapeMismatch,
                        "input shape " + ShapeToString(ctx.shape(0)) + " has too many elements");

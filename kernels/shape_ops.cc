@@ -16,7 +16,6 @@ namespace {
 
 using shape_ops::CheckOutputSize;
 using shape_ops::CopyRun;
-using shape_ops::ExpectAnyDType;
 using shape_ops::ExpectNonNegativeDims;
 using shape_ops::kMaxOutputElements;
 using shape_ops::ReadConstantInts;
@@ -56,7 +55,7 @@ class ReshapeKernel final : public ViewKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const bool allow_zero = ctx.since_version() >= 14 && ctx.attrs().Int("allowzero", 0) != 0;
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
     if (!ctx.constant(1)) {
@@ -123,7 +122,7 @@ class FlattenKernel final : public ViewKernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     int64_t axis = ctx.attrs().Int("axis", 1);
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
     const Shape& in = ctx.shape(0);
@@ -148,7 +147,7 @@ class SqueezeKernel final : public ViewKernel {
   Status Plan(PlanContext& ctx) override {
     const bool axes_input = ctx.since_version() >= 13;
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, axes_input ? 2 : 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     std::vector<int64_t> axes;
     if (axes_input) {
       if (ctx.has_input(1)) WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Squeeze axes", &axes));
@@ -187,7 +186,7 @@ class UnsqueezeKernel final : public ViewKernel {
   Status Plan(PlanContext& ctx) override {
     const bool axes_input = ctx.since_version() >= 13;
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(axes_input ? 2 : 1, axes_input ? 2 : 1));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     std::vector<int64_t> axes;
     if (axes_input) {
       WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Unsqueeze axes", &axes));
@@ -217,7 +216,7 @@ class ExpandKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     std::vector<int64_t> shape;
     WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Expand shape", &shape));
     WEBNX_RETURN_IF_ERROR(ExpectNonNegativeDims(ctx, shape, "Expand shape"));
@@ -253,7 +252,7 @@ class TileKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-    WEBNX_RETURN_IF_ERROR(ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     std::vector<int64_t> repeats;
     WEBNX_RETURN_IF_ERROR(ReadConstantInts(ctx, 1, "Tile repeats", &repeats));
     const Shape& in = ctx.shape(0);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
@@ -32,8 +33,7 @@ class TransposeKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(
-        ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool}));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const Shape& in = ctx.shape(0);
     const int64_t rank = static_cast<int64_t>(in.size());
     std::vector<int64_t> perm(rank);
@@ -61,19 +61,10 @@ class TransposeKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     if (x.numel() == 0) return Status::Ok();
-    switch (elem_size_) {
-      case 1:
-        Copy(x.ptr<uint8_t>(), y.ptr<uint8_t>());
-        break;
-      case 4:
-        Copy(x.ptr<uint32_t>(), y.ptr<uint32_t>());
-        break;
-      case 8:
-        Copy(x.ptr<uint64_t>(), y.ptr<uint64_t>());
-        break;
-      default:
-        return Status(ErrorCode::kInternal, "Transpose: unexpected element size");
-    }
+    DispatchBySize(elem_size_, [&](auto tag) {
+      using T = decltype(tag);
+      Copy(x.ptr<T>(), y.ptr<T>());
+    });
     return Status::Ok();
   }
 

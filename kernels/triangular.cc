@@ -29,7 +29,7 @@ class TriluKernel final : public Kernel {
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 2));
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const Shape& x = ctx.shape(0);
     if (x.size() < 2) {
       return ctx.Error(ErrorCode::kShapeMismatch,
@@ -84,7 +84,7 @@ class EyeLikeKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    WEBNX_RETURN_IF_ERROR(indexing::ExpectAnyDType(ctx, 0));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
     const Shape& x = ctx.shape(0);
     if (x.size() != 2) {
       return ctx.Error(ErrorCode::kShapeMismatch, "the input must be 2-D, got " + ShapeToString(x));
@@ -99,10 +99,7 @@ class EyeLikeKernel final : public Kernel {
     }
     dtype_ = static_cast<DType>(dtype);
     k_ = std::clamp(k_, -x[0], x[1]);  // the same diagonal, with no overflow in Run
-    DispatchDType(dtype_, [&](auto tag) {
-      const auto one = static_cast<decltype(tag)>(1);
-      std::memcpy(one_, &one, sizeof(one));
-    });
+    WriteElement(dtype_, 1, one_);
     ctx.SetOutput(0, dtype_, x);
     return Status::Ok();
   }

@@ -21,7 +21,7 @@ class WhereKernel final : public Kernel {
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
     WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 0, TypeSet::kBool));
-    WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 1, TypeSet::kAll));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(1));
     WEBNX_RETURN_IF_ERROR(ExpectSameDType(ctx, 1, 2));
     Shape out;
     WEBNX_RETURN_IF_ERROR(PlanBroadcast(ctx, 3, &out));
@@ -37,7 +37,8 @@ class WhereKernel final : public Kernel {
     const Tensor& y = ctx.input(2);
     Tensor& out = ctx.output(0);
     const int64_t sc = walker_.step(0), sx = walker_.step(1), sy = walker_.step(2);
-    DispatchDType(dtype_, [&](auto tag) {
+    // Only elements move: one loop per element size serves every dtype.
+    DispatchBySize(DTypeSize(dtype_), [&](auto tag) {
       using T = decltype(tag);
       const T* px = x.ptr<T>();
       const T* py = y.ptr<T>();

@@ -11,9 +11,12 @@ import re
 import sys
 
 RULES = [
-    (re.compile(r"has dtype (\w+)"), lambda m: f"dtype {m.group(1)} is outside webnx's set (float32, int64, int32, bool)"),
+    (re.compile(r"has dtype (\w+)"),
+     lambda m: f"dtype {m.group(1)} is not a webnx dtype (the numeric types are; strings, bfloat16, float8 and 4-bit are not)"),
     (re.compile(r"Cast to (\w+) is not supported"),
-     lambda m: f"a Cast to {m.group(1)}, a dtype outside webnx's set (float32, int64, int32, bool)"),
+     lambda m: f"a Cast to {m.group(1)}, not a webnx dtype"),
+    (re.compile(r"\((\w+)\): input \d+ \('[^']*'\) is (\w+), expected"),
+     lambda m: f"{m.group(1)} does not compute in {m.group(2)} yet"),
     (re.compile(r"imports opset (\d+) of the default domain"),
      lambda m: f"opset {m.group(1)} is outside the supported range 7-25"),
     (re.compile(r"is not a tensor"), lambda m: "sequence/optional values are not supported"),

@@ -47,15 +47,14 @@ Status ReadElemType(const Json& v, const std::string& pointer, DType* out) {
     if (code < 0) {
       return ErrorAt(ErrorCode::kUnsupportedDtype, pointer,
                      "element type '" + s->substr(0, 40) +
-                         "' is not supported; graph inputs and outputs can be float32, int64, "
-                         "int32 or bool");
+                         "' is not supported; graph inputs and outputs can have any numeric "
+                         "type");
     }
   }
   if (code < 0 || code > 1000 || !IsSupportedDType(static_cast<int32_t>(code))) {
     return ErrorAt(ErrorCode::kUnsupportedDtype, pointer,
                    "element type " + std::to_string(code) +
-                       " is not supported; graph inputs and outputs can be float32, int64, "
-                       "int32 or bool");
+                       " is not supported; graph inputs and outputs can have any numeric type");
   }
   *out = static_cast<DType>(code);
   return Status::Ok();

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/loaders/float16.h"
+#include "core/float16.h"
 
 namespace webnx {
 namespace jsonl {
@@ -84,8 +84,8 @@ Status CheckStoredType(int32_t type, const std::string& pointer) {
   }
   return ErrorAt(ErrorCode::kUnsupportedDtype, pointer,
                  "element type " + std::to_string(type) +
-                     " is not supported; webnx supports float32, int64, int32 and bool "
-                     "(float16 is widened to float32)");
+                     " is not supported; a JSON document stores tensors as float32, int64, int32 "
+                     "or bool (float16 is widened to float32)");
 }
 
 size_t StoredSize(int32_t type) {

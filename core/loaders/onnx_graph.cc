@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/graph_limits.h"
-#include "core/loaders/float16.h"
 #include "onnx/onnx.pb.h"
 
 namespace webnx {
@@ -175,15 +174,15 @@ Status ReadNode(const onnx::NodeProto& np, const std::string& generated_name, Lo
 Status CheckTensorProto(const onnx::TensorProto& proto, const RawData& raw, const std::string& what,
                         LoadBudget* budget) {
   const int32_t dt = proto.data_type();
-  if (!IsSupportedDType(dt) && dt != kOnnxFloat16) return Status::Ok();
+  if (!IsSupportedDType(dt)) return Status::Ok();
   const Shape shape(proto.dims().begin(), proto.dims().end());
   int64_t numel = 0;
   if (!ShapeNumel(shape, &numel)) return Status::Ok();
-  const int64_t stored_elem = dt == kOnnxFloat16 ? 2 : DTypeSize(static_cast<DType>(dt));
+  const int64_t stored_elem = DTypeSize(static_cast<DType>(dt));
   const int64_t stored =
       raw.present ? static_cast<int64_t>(raw.size) / stored_elem : StoredValueCount(proto);
   if (stored != numel) return Status::Ok();
-  const size_t elem = dt == kOnnxFloat16 ? 4 : DTypeSize(static_cast<DType>(dt));
+  const size_t elem = DTypeSize(static_cast<DType>(dt));
   WEBNX_RETURN_IF_ERROR(CheckShapeLimits(shape, elem, budget->limits, what));
   return AddInitializerBytes(numel * static_cast<int64_t>(elem), budget->limits, what,
                              &budget->initializer_bytes);

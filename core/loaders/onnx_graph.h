@@ -24,8 +24,8 @@ struct LoadBudget {
 };
 
 // A tensor's declared shape within the limits, and its bytes within the running total, before
-// it is converted (float16 counts widened to float32). Unsupported dtypes and data that does
-// not match the shape are left to TensorFromProto, which names them more precisely.
+// it is converted. Unsupported dtypes and data that does not match the shape are left to
+// TensorFromProto, which names them more precisely.
 Status CheckTensorProto(const onnx::TensorProto& proto, const RawData& raw, const std::string& what,
                         LoadBudget* budget);
 

@@ -8,7 +8,6 @@
 
 #include "core/graph_limits.h"
 #include "core/limits.h"
-#include "core/loaders/float16.h"
 #include "core/loaders/onnx_graph.h"
 #include "core/loaders/onnx_payloads.h"
 #include "core/loaders/onnx_tensors.h"

@@ -33,7 +33,7 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limi
 Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionLimits& limits,
                      Graph* graph);
 
-// Converts a TensorProto (raw_data or typed fields; float16 widened to float32). `what` names
+// Converts a TensorProto (raw_data or typed fields) of any numeric dtype. `what` names
 // the tensor in error messages.
 Status TensorFromProto(const onnx::TensorProto& proto, const std::string& what, Tensor* out);
 

@@ -2,9 +2,10 @@
 
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "core/limits.h"
-#include "core/loaders/float16.h"
+#include "core/float16.h"
 
 namespace webnx {
 
@@ -22,61 +23,83 @@ const char* OnnxTypeName(int32_t t) {
   return "unknown";
 }
 
-template <typename Field>
-Status CheckCount(const Field& field, int64_t numel, const std::string& what, const char* name) {
-  if (static_cast<int64_t>(field.size()) != numel) {
-    return Malformed(what + " has " + std::to_string(field.size()) + " values in " + name +
+Status CheckCount(int64_t count, int64_t numel, const std::string& what, const char* name) {
+  if (count != numel) {
+    return Malformed(what + " has " + std::to_string(count) + " values in " + name +
                      " but its shape needs " + std::to_string(numel));
   }
   return Status::Ok();
 }
 
-// Values stored in the typed field the dtype uses (float16 and bool use int32_data).
+// The int32_data values of a narrow type, each truncated to its bits (the proto stores int8,
+// uint8, int16, uint16, bool and float16 bit patterns one per int32).
+template <typename T>
+void NarrowFromInt32(const onnx::TensorProto& proto, Tensor* t) {
+  T* out = t->ptr<T>();
+  for (int64_t i = 0; i < proto.int32_data_size(); ++i) {
+    if constexpr (std::is_same_v<T, bool>) {
+      out[i] = proto.int32_data(i) != 0;
+    } else {
+      out[i] = static_cast<T>(proto.int32_data(i));
+    }
+  }
+}
 
 Status ReadTypedFields(const onnx::TensorProto& proto, const std::string& what, Tensor* t) {
   const int64_t n = t->numel();
-  switch (proto.data_type()) {
-    case onnx::TensorProto_DataType_FLOAT:
-      WEBNX_RETURN_IF_ERROR(CheckCount(proto.float_data(), n, what, "float_data"));
+  switch (t->dtype) {
+    case DType::kFloat32:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.float_data_size(), n, what, "float_data"));
       std::copy(proto.float_data().begin(), proto.float_data().end(), t->ptr<float>());
       return Status::Ok();
-    case onnx::TensorProto_DataType_INT64:
-      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int64_data(), n, what, "int64_data"));
+    case DType::kFloat64:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.double_data_size(), n, what, "double_data"));
+      std::copy(proto.double_data().begin(), proto.double_data().end(), t->ptr<double>());
+      return Status::Ok();
+    case DType::kInt64:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int64_data_size(), n, what, "int64_data"));
       std::copy(proto.int64_data().begin(), proto.int64_data().end(), t->ptr<int64_t>());
       return Status::Ok();
-    case onnx::TensorProto_DataType_INT32:
-      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data(), n, what, "int32_data"));
+    case DType::kUint64:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.uint64_data_size(), n, what, "uint64_data"));
+      std::copy(proto.uint64_data().begin(), proto.uint64_data().end(), t->ptr<uint64_t>());
+      return Status::Ok();
+    case DType::kUint32:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.uint64_data_size(), n, what, "uint64_data"));
+      for (int64_t i = 0; i < n; ++i) t->ptr<uint32_t>()[i] = static_cast<uint32_t>(proto.uint64_data(i));
+      return Status::Ok();
+    case DType::kInt32:
+      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data_size(), n, what, "int32_data"));
       std::copy(proto.int32_data().begin(), proto.int32_data().end(), t->ptr<int32_t>());
       return Status::Ok();
-    case onnx::TensorProto_DataType_BOOL:
-      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data(), n, what, "int32_data"));
-      for (int64_t i = 0; i < n; ++i) t->ptr<bool>()[i] = proto.int32_data(i) != 0;
-      return Status::Ok();
-    case kOnnxFloat16:  // float16 bits are stored one per int32
-      WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data(), n, what, "int32_data"));
-      for (int64_t i = 0; i < n; ++i) {
-        t->ptr<float>()[i] = HalfToFloat(static_cast<uint16_t>(proto.int32_data(i)));
+    default:
+      break;
+  }
+  WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data_size(), n, what, "int32_data"));
+  switch (DTypeSize(t->dtype)) {
+    case 1:
+      if (t->dtype == DType::kBool) {
+        NarrowFromInt32<bool>(proto, t);
+      } else {
+        NarrowFromInt32<uint8_t>(proto, t);  // int8 keeps its two's-complement bits
       }
+      return Status::Ok();
+    case 2:
+      NarrowFromInt32<uint16_t>(proto, t);
       return Status::Ok();
     default:
       return UnsupportedDtype(proto.data_type(), what);
   }
 }
 
-Status ReadRawData(const RawData& raw, bool half, const std::string& what, Tensor* t) {
-  const size_t need = static_cast<size_t>(t->numel()) * (half ? 2 : DTypeSize(t->dtype));
+Status ReadRawData(const RawData& raw, const std::string& what, Tensor* t) {
+  const size_t need = t->nbytes();
   if (raw.size != need) {
     return Malformed(what + " has " + std::to_string(raw.size) +
                      " bytes of raw_data but its shape " + ShapeToString(t->shape) + " needs " +
                      std::to_string(need));
   }
-  if (half) {
-    for (int64_t i = 0; i < t->numel(); ++i) {
-      uint16_t bits;
-      std::memcpy(&bits, raw.data + 2 * i, 2);
-      t->ptr<float>()[i] = HalfToFloat(bits);
-    }
-  } else if (t->dtype == DType::kBool) {
+  if (t->dtype == DType::kBool) {
     for (size_t i = 0; i < need; ++i) t->ptr<bool>()[i] = raw.data[i] != 0;
   } else if (need) {
     std::memcpy(t->data, raw.data, need);
@@ -85,11 +108,11 @@ Status ReadRawData(const RawData& raw, bool half, const std::string& what, Tenso
 }
 
 // The dtype and shape of an initializer whose raw_data can be used as it is: exactly the
-// tensor's bytes (no float16 or bool conversion), at least 64 of them, aligned to `alignment`.
+// tensor's bytes (no bool conversion), at least 64 of them, aligned to `alignment`.
 // False sends it down the copying path, which also reports a tensor over the byte limit.
 bool UsableInPlace(const onnx::TensorProto& proto, const RawData& raw, size_t alignment,
                    DType* dtype, Shape* shape) {
-  if (!raw.present || proto.data_type() == kOnnxFloat16 || !IsSupportedDType(proto.data_type()) ||
+  if (!raw.present || !IsSupportedDType(proto.data_type()) ||
       proto.data_location() != onnx::TensorProto_DataLocation_DEFAULT) {
     return false;
   }
@@ -110,7 +133,7 @@ Status UnsupportedDtype(int32_t t, const std::string& what) {
   return Status(
       ErrorCode::kUnsupportedDtype,
       what + " has dtype " + OnnxTypeName(t) + " (" + std::to_string(t) +
-          "); webnx supports float32, int64, int32 and bool (float16 weights are widened)");
+          "); webnx supports the numeric types: float16/32/64, int8/16/32/64, uint8/16/32/64 and bool");
 }
 
 Status Malformed(const std::string& message) {
@@ -121,8 +144,13 @@ int64_t StoredValueCount(const onnx::TensorProto& proto) {
   switch (proto.data_type()) {
     case onnx::TensorProto_DataType_FLOAT:
       return proto.float_data_size();
+    case onnx::TensorProto_DataType_DOUBLE:
+      return proto.double_data_size();
     case onnx::TensorProto_DataType_INT64:
       return proto.int64_data_size();
+    case onnx::TensorProto_DataType_UINT32:
+    case onnx::TensorProto_DataType_UINT64:
+      return proto.uint64_data_size();
     default:
       return proto.int32_data_size();
   }
@@ -142,24 +170,24 @@ Status TensorFromProto(const onnx::TensorProto& proto, const RawData& raw, const
     return Malformed(what + " keeps its data in an external file; external data is not supported");
   }
   const int32_t dt = proto.data_type();
-  if (!IsSupportedDType(dt) && dt != kOnnxFloat16) return UnsupportedDtype(dt, what);
+  if (!IsSupportedDType(dt)) return UnsupportedDtype(dt, what);
   Shape shape(proto.dims().begin(), proto.dims().end());
   int64_t numel = 0;
   if (!ShapeNumel(shape, &numel)) {
     return Malformed(what + " has an invalid shape " + ShapeToString(shape));
   }
-  DType dtype = dt == kOnnxFloat16 ? DType::kFloat32 : static_cast<DType>(dt);
+  const DType dtype = static_cast<DType>(dt);
   // The data must match the shape before anything the size of the shape is allocated.
   const int64_t stored = raw.present
                              ? static_cast<int64_t>(raw.size) /
-                                   static_cast<int64_t>(dt == kOnnxFloat16 ? 2 : DTypeSize(dtype))
+                                   static_cast<int64_t>(DTypeSize(dtype))
                              : StoredValueCount(proto);
   if (stored != numel) {
     return Malformed(what + " stores " + std::to_string(stored) + " values but its shape " +
                      ShapeToString(shape) + " needs " + std::to_string(numel));
   }
   WEBNX_RETURN_IF_ERROR(Tensor::Allocate(dtype, shape, out));
-  if (raw.present) return ReadRawData(raw, dt == kOnnxFloat16, what, out);
+  if (raw.present) return ReadRawData(raw, what, out);
   return ReadTypedFields(proto, what, out);
 }
 

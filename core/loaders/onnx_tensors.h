@@ -1,5 +1,5 @@
 // ONNX TensorProtos -> Tensors for the ONNX loader (core/loaders/onnx_loader.cc): typed fields,
-// raw_data (float16 widened, bool normalised), and raw_data adopted without a copy.
+// raw_data (bool normalised), and raw_data adopted without a copy.
 #pragma once
 
 #include <cstddef>

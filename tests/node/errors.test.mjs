@@ -73,6 +73,7 @@ test('wrong input name, shape, dtype: coded errors and the session still works',
 
 test('Tensor rejects bad data', () => {
   assert.throws(() => new Tensor('float32', new Float32Array(3), [2, 2]), { code: 'InvalidArgument' });
-  assert.throws(() => new Tensor('float64', new Float64Array(4), [4]), { code: 'UnsupportedDtype' });
+  assert.throws(() => new Tensor('bfloat16', new Uint16Array(4), [4]), { code: 'UnsupportedDtype' });
+  assert.throws(() => new Tensor('string', ['a'], [1]), { code: 'UnsupportedDtype' });
   assert.throws(() => new Tensor('float32', new Float32Array(4), [-4]), { code: 'InvalidArgument' });
 });

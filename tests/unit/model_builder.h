@@ -21,6 +21,8 @@ constexpr int32_t kOnnxInt64 = 7;
 constexpr int32_t kOnnxBool = 9;
 constexpr int32_t kOnnxFloat16 = 10;
 constexpr int32_t kOnnxDouble = 11;
+constexpr int32_t kOnnxString = 8;
+constexpr int32_t kOnnxBfloat16 = 16;
 
 // One declared dimension: a fixed size (D(3)) or a symbol (D("N")); D() is unknown.
 struct D {

@@ -111,7 +111,7 @@ TEST(OnnxPayloads, DetachedRawDataOfTheWrongSizeIsReported) {
       << s.message();
 }
 
-TEST(OnnxPayloads, LeavesFloat16AndBoolToTheConvertingPath) {
+TEST(OnnxPayloads, AdoptsFloat16RawAsItsBits) {
   ModelBuilder b = WeightsModel();
   onnx::TensorProto half;
   half.set_data_type(kOnnxFloat16);
@@ -124,9 +124,9 @@ TEST(OnnxPayloads, LeavesFloat16AndBoolToTheConvertingPath) {
   Status s = LoadOnnxModel(Owned(bytes), bytes.size(), SessionLimits(), &g);
   ASSERT_TRUE(s.ok()) << s.ToString();
   const Tensor& t = g.initializers.at("half");
-  EXPECT_EQ(t.dtype, DType::kFloat32);
-  EXPECT_EQ(t.ptr<float>()[0], 1.f);
-  EXPECT_EQ(t.ptr<float>()[63], 0.f);
+  EXPECT_EQ(t.dtype, DType::kFloat16);
+  EXPECT_EQ(t.ptr<uint16_t>()[0], 0x3c00);
+  EXPECT_EQ(t.ptr<uint16_t>()[63], 0);
 }
 
 std::string Tag(uint32_t number, uint32_t wire) {
