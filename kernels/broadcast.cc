@@ -96,4 +96,24 @@ void BroadcastWalker::Init(const Shape& out, const std::vector<Shape>& operands)
   counter_.assign(outer_dims_.size(), 0);
 }
 
+void BroadcastWalker::ForEachRun(RunCallback run, void* fn) {
+  if (numel_ == 0) return;
+  std::array<int64_t, kMaxOperands> offsets{};
+  const int outer_rank = static_cast<int>(outer_dims_.size());
+  for (int d = 0; d < outer_rank; ++d) counter_[d] = 0;
+  for (int64_t out = 0; out < numel_; out += inner_) {
+    run(fn, offsets.data(), out, inner_);
+    // Odometer over the outer dims, innermost first.
+    for (int d = outer_rank - 1; d >= 0; --d) {
+      const auto& stride = outer_strides_[d];
+      if (++counter_[d] < outer_dims_[d]) {
+        for (int k = 0; k < num_operands_; ++k) offsets[k] += stride[k];
+        break;
+      }
+      counter_[d] = 0;
+      for (int k = 0; k < num_operands_; ++k) offsets[k] -= stride[k] * (outer_dims_[d] - 1);
+    }
+  }
+}
+
 }  // namespace webnx

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/status.h"
@@ -39,24 +40,18 @@ class BroadcastWalker {
   // out_offset; offsets[k] is where operand k's run starts (in elements).
   template <typename RunFn>
   void ForEachRun(RunFn&& run) {
-    if (numel_ == 0) return;
-    std::array<int64_t, kMaxOperands> offsets{};
-    const int outer_rank = static_cast<int>(outer_dims_.size());
-    for (int d = 0; d < outer_rank; ++d) counter_[d] = 0;
-    for (int64_t out = 0; out < numel_; out += inner_) {
-      run(offsets.data(), out, inner_);
-      // Odometer over the outer dims, innermost first.
-      for (int d = outer_rank - 1; d >= 0; --d) {
-        const auto& stride = outer_strides_[d];
-        if (++counter_[d] < outer_dims_[d]) {
-          for (int k = 0; k < num_operands_; ++k) offsets[k] += stride[k];
-          break;
-        }
-        counter_[d] = 0;
-        for (int k = 0; k < num_operands_; ++k) offsets[k] -= stride[k] * (outer_dims_[d] - 1);
-      }
-    }
+    using Fn = std::remove_reference_t<RunFn>;
+    ForEachRun(
+        [](void* fn, const int64_t* offsets, int64_t out_offset, int64_t n) {
+          (*static_cast<Fn*>(fn))(offsets, out_offset, n);
+        },
+        const_cast<void*>(static_cast<const void*>(&run)));
   }
+
+  // The same through a plain callback: one odometer for every op and dtype, so only the loop
+  // over a run is instantiated per (op, dtype) (the odometer inlined into each was ~30 KB).
+  using RunCallback = void (*)(void* fn, const int64_t* offsets, int64_t out_offset, int64_t n);
+  void ForEachRun(RunCallback run, void* fn);
 
  private:
   int num_operands_ = 0;
