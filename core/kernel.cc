@@ -10,6 +10,15 @@ PlanContext::PlanContext(const Node& node, int since_version,
       inputs_(std::move(inputs)),
       outputs_(node.outputs.size()) {}
 
+PlanContext PlanContext::WithInputs(std::vector<const PlannedValue*> inputs) const {
+  PlanContext other(node_, since_version_, std::move(inputs));
+  other.threads_ = threads_;
+  other.constants_ = constants_;
+  other.subgraphs_ = subgraphs_;
+  other.limits_ = limits_;
+  return other;
+}
+
 void PlanContext::SetOutput(int i, DType dtype, Shape shape) {
   if (i < 0 || i >= num_outputs()) return;
   outputs_[i].dtype = dtype;

@@ -55,6 +55,8 @@ class FormContext {
 class PlanContext {
  public:
   PlanContext(const Node& node, int since_version, std::vector<const PlannedValue*> inputs);
+  // The same node, graph and threads, with other inputs (a kernel that plans another for it).
+  PlanContext WithInputs(std::vector<const PlannedValue*> inputs) const;
 
   const Node& node() const { return node_; }
   int since_version() const { return since_version_; }

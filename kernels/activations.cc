@@ -8,6 +8,7 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
+#include "kernels/widening.h"
 #include "kernels/simd/activation.h"
 #include "kernels/unary_common.h"
 
@@ -212,7 +213,7 @@ void RegisterActivationKernels(OpRegistry& r) {
   RegisterUnary<LeakyReluFn>(r, "LeakyRelu", {6, 16});
   // 11 turned min and max into optional inputs.
   r.Register("", "Clip", {{{6}, Inputs(1), Outputs(1)}, {{11, 12, 13}, Inputs(1, 3), Outputs(1)}},
-             MakeKernel<ClipKernel>);
+             MakeWidening<MakeKernel<ClipKernel>>);
   RegisterUnary<SigmoidFn>(r, "Sigmoid", {6, 13});
   RegisterUnary<HardSigmoidFn>(r, "HardSigmoid", {6, 22});
   RegisterUnary<HardSwishFn>(r, "HardSwish", {14, 22});

@@ -12,6 +12,7 @@
 #include "kernels/broadcast.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -304,25 +305,25 @@ TypeSet OrderTypes(int v) {
 
 void RegisterBinaryKernels(OpRegistry& r) {
   const OpVersions arithmetic = {{7, 13, 14}, Inputs(2), Outputs(1)};
-  r.Register("", "Add", arithmetic, MakeBinary<AddOp, NumericTypes>);
-  r.Register("", "Sub", arithmetic, MakeBinary<SubOp, NumericTypes>);
-  r.Register("", "Mul", arithmetic, MakeBinary<MulOp, NumericTypes>);
-  r.Register("", "Div", arithmetic, MakeBinary<DivOp, NumericTypes>);
-  r.Register("", "Pow", {{7, 12, 13, 15}, Inputs(2), Outputs(1)}, MakeKernel<PowKernel>);
+  r.Register("", "Add", arithmetic, MakeWidening<MakeBinary<AddOp, NumericTypes>>);
+  r.Register("", "Sub", arithmetic, MakeWidening<MakeBinary<SubOp, NumericTypes>>);
+  r.Register("", "Mul", arithmetic, MakeWidening<MakeBinary<MulOp, NumericTypes>>);
+  r.Register("", "Div", arithmetic, MakeWidening<MakeBinary<DivOp, NumericTypes>>);
+  r.Register("", "Pow", {{7, 12, 13, 15}, Inputs(2), Outputs(1)}, MakeWidening<MakeKernel<PowKernel>>);
 
   r.Register("", "Equal", {{7, 11, 13, 19}, Inputs(2), Outputs(1)},
-             MakeBinary<EqualOp, EqualTypes, true>);
-  r.Register("", "Less", {{7, 9, 13}, Inputs(2), Outputs(1)}, MakeBinary<LessOp, OrderTypes, true>);
+             MakeWidening<MakeBinary<EqualOp, EqualTypes, true>>);
+  r.Register("", "Less", {{7, 9, 13}, Inputs(2), Outputs(1)}, MakeWidening<MakeBinary<LessOp, OrderTypes, true>>);
   r.Register("", "Greater", {{7, 9, 13}, Inputs(2), Outputs(1)},
-             MakeBinary<GreaterOp, OrderTypes, true>);
+             MakeWidening<MakeBinary<GreaterOp, OrderTypes, true>>);
   r.Register("", "LessOrEqual", {{12, 16}, Inputs(2), Outputs(1)},
-             MakeBinary<LessOrEqualOp, NumericTypes, true>);
+             MakeWidening<MakeBinary<LessOrEqualOp, NumericTypes, true>>);
   r.Register("", "GreaterOrEqual", {{12, 16}, Inputs(2), Outputs(1)},
-             MakeBinary<GreaterOrEqualOp, NumericTypes, true>);
+             MakeWidening<MakeBinary<GreaterOrEqualOp, NumericTypes, true>>);
   r.Register("", "And", {{7}, Inputs(2), Outputs(1)}, MakeBinary<AndOp, BoolTypes, true>);
   r.Register("", "Or", {{7}, Inputs(2), Outputs(1)}, MakeBinary<OrOp, BoolTypes, true>);
   r.Register("", "Xor", {{7}, Inputs(2), Outputs(1)}, MakeBinary<XorOp, BoolTypes, true>);
-  r.Register("", "PRelu", {{7, 9, 16}, Inputs(2), Outputs(1)}, MakeKernel<PReluKernel>);
+  r.Register("", "PRelu", {{7, 9, 16}, Inputs(2), Outputs(1)}, MakeWidening<MakeKernel<PReluKernel>>);
 }
 
 }  // namespace webnx

@@ -6,6 +6,7 @@
 #include "kernels/binary_common.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -73,12 +74,12 @@ class BitwiseNotKernel final : public Kernel {
 
 void RegisterBitwiseKernels(OpRegistry& r) {
   r.Register("", "BitwiseAnd", {{18}, Inputs(2), Outputs(1)},
-             MakeKernel<BitwiseBinaryKernel<BitOp::kAnd>>);
+             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kAnd>>>);
   r.Register("", "BitwiseOr", {{18}, Inputs(2), Outputs(1)},
-             MakeKernel<BitwiseBinaryKernel<BitOp::kOr>>);
+             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kOr>>>);
   r.Register("", "BitwiseXor", {{18}, Inputs(2), Outputs(1)},
-             MakeKernel<BitwiseBinaryKernel<BitOp::kXor>>);
-  r.Register("", "BitwiseNot", {{18}, Inputs(1), Outputs(1)}, MakeKernel<BitwiseNotKernel>);
+             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kXor>>>);
+  r.Register("", "BitwiseNot", {{18}, Inputs(1), Outputs(1)}, MakeWidening<MakeKernel<BitwiseNotKernel>>);
 }
 
 }  // namespace webnx

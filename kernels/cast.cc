@@ -19,6 +19,7 @@
 
 #include "core/float16.h"
 #include "core/onnx_type_names.h"
+#include "kernels/convert_elements.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
@@ -188,6 +189,18 @@ Writer WriterOf(DType from, DType to) {
   return nullptr;
 }
 
+void ConvertWith(Reader read, Writer write, const void* src, size_t src_size, void* dst,
+                 size_t dst_size, int64_t n) {
+  const char* in = static_cast<const char*>(src);
+  char* out = static_cast<char*>(dst);
+  WideValue wide[kChunk];
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t count = std::min(kChunk, n - start);
+    read(in + start * src_size, count, wide);
+    write(wide, count, out + start * dst_size);
+  }
+}
+
 // Cast-1 named the target type with a string: the enum names ("FLOAT", "UINT8", ...).
 int64_t FromCast1Name(const std::string& name) {
   for (int64_t t = 1; t < static_cast<int64_t>(std::size(kOnnxDataTypeNames)); ++t)
@@ -233,16 +246,7 @@ class CastKernel final : public Kernel {
       if (x.data != y.data && n > 0) std::memcpy(y.data, x.data, x.nbytes());
       return Status::Ok();
     }
-    const char* in = x.ptr<char>();
-    char* out = y.ptr<char>();
-    const size_t in_size = DTypeSize(from_);
-    const size_t out_size = DTypeSize(to_);
-    WideValue wide[kChunk];
-    for (int64_t start = 0; start < n; start += kChunk) {
-      const int64_t count = std::min(kChunk, n - start);
-      read_(in + start * in_size, count, wide);
-      write_(wide, count, out + start * out_size);
-    }
+    ConvertWith(read_, write_, x.data, DTypeSize(from_), y.data, DTypeSize(to_), n);
     return Status::Ok();
   }
 
@@ -268,6 +272,10 @@ class CastKernel final : public Kernel {
 };
 
 }  // namespace
+
+void ConvertElements(DType from, const void* src, DType to, void* dst, int64_t n) {
+  ConvertWith(ReaderOf(from), WriterOf(from, to), src, DTypeSize(from), dst, DTypeSize(to), n);
+}
 
 void RegisterCastKernels(OpRegistry& r) {
   r.Register("", "Cast", {{1, 6, 9, 13, 19, 21}, Inputs(1), Outputs(1)}, MakeKernel<CastKernel>);

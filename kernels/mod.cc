@@ -9,6 +9,7 @@
 #include "kernels/broadcast.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -74,7 +75,7 @@ class ModKernel final : public Kernel {
 }  // namespace
 
 void RegisterModKernels(OpRegistry& r) {
-  r.Register("", "Mod", {{10, 13}, Inputs(2), Outputs(1)}, MakeKernel<ModKernel>);
+  r.Register("", "Mod", {{10, 13}, Inputs(2), Outputs(1)}, MakeWidening<MakeKernel<ModKernel>>);
 }
 
 }  // namespace webnx

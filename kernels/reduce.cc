@@ -10,6 +10,7 @@
 
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -322,7 +323,7 @@ class ReduceKernel : public Kernel {
 
 template <ReduceOp op>
 std::unique_ptr<Kernel> MakeReduce() {
-  return std::make_unique<ReduceKernel>(op);
+  return WidenNarrowDTypes(std::make_unique<ReduceKernel>(op));
 }
 
 }  // namespace

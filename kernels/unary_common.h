@@ -13,6 +13,7 @@
 #include "core/op_registry.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/epilogue_function.h"
+#include "kernels/widening.h"
 
 namespace webnx::unary {
 
@@ -141,7 +142,8 @@ class UnaryKernel final : public Kernel {
 
 template <typename Fn>
 void RegisterUnary(OpRegistry& r, const char* name, std::initializer_list<int> versions) {
-  r.Register("", name, {versions, Inputs(1), Outputs(1)}, MakeKernel<UnaryKernel<Fn>>);
+  r.Register("", name, {versions, Inputs(1), Outputs(1)},
+             MakeWidening<MakeKernel<UnaryKernel<Fn>>>);
 }
 
 }  // namespace webnx::unary

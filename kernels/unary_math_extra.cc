@@ -7,6 +7,7 @@
 
 #include "kernels/registrations.h"
 #include "kernels/unary_common.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -98,8 +99,9 @@ void RegisterUnaryMathExtraKernels(OpRegistry& r) {
   RegisterUnary<AtanhFn>(r, "Atanh", {9, 22});
   // 13 and 20 only added input dtypes (bfloat16, float8) webnx does not have.
   r.Register("", "IsNaN", {{9, 13, 20}, Inputs(1), Outputs(1)},
-             MakeKernel<ClassifyKernel<IsNaNFn>>);
-  r.Register("", "IsInf", {{10, 20}, Inputs(1), Outputs(1)}, MakeKernel<ClassifyKernel<IsInfFn>>);
+             MakeWidening<MakeKernel<ClassifyKernel<IsNaNFn>>>);
+  r.Register("", "IsInf", {{10, 20}, Inputs(1), Outputs(1)},
+             MakeWidening<MakeKernel<ClassifyKernel<IsInfFn>>>);
 }
 
 }  // namespace webnx

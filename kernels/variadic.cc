@@ -10,6 +10,7 @@
 #include "kernels/broadcast.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -116,13 +117,13 @@ void RegisterVariadicKernels(OpRegistry& r) {
   // The -6 versions (same-shape inputs only) are still current at opset 7; broadcasting is a
   // superset of them.
   r.Register("", "Max", {{6, 8, 12, 13}, Inputs::AtLeast(1), Outputs(1)},
-             MakeVariadic<MaxOp, MaxMinTypes>);
+             MakeWidening<MakeVariadic<MaxOp, MaxMinTypes>>);
   r.Register("", "Min", {{6, 8, 12, 13}, Inputs::AtLeast(1), Outputs(1)},
-             MakeVariadic<MinOp, MaxMinTypes>);
+             MakeWidening<MakeVariadic<MinOp, MaxMinTypes>>);
   r.Register("", "Sum", {{6, 8, 13}, Inputs::AtLeast(1), Outputs(1)},
-             MakeVariadic<AddOp, FloatTypes>);
+             MakeWidening<MakeVariadic<AddOp, FloatTypes>>);
   r.Register("", "Mean", {{6, 8, 13}, Inputs::AtLeast(1), Outputs(1)},
-             MakeVariadic<AddOp, FloatTypes, true>);
+             MakeWidening<MakeVariadic<AddOp, FloatTypes, true>>);
 }
 
 }  // namespace webnx

@@ -1,0 +1,27 @@
+// Kernels that compute the narrow dtypes in a wider one: int8, uint8, int16 and uint16 in int32,
+// uint32 in int64, float16 in float32. Each input of a narrow dtype is converted before the
+// wrapped kernel runs and each output of the wide dtype converted back, integers wrapping (so
+// modular arithmetic, comparisons, min/max, division and bit operations give the narrow type's
+// own results) and float16 rounding to nearest even once per op, as onnxruntime computes its
+// float16 CPU kernels. Only the wide loops are compiled, so a new dtype costs no code per op.
+#pragma once
+
+#include <memory>
+
+#include "core/op_registry.h"
+
+namespace webnx {
+
+// The dtype a narrow dtype computes in (itself for the others).
+DType WideDTypeOf(DType dtype);
+
+std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner);
+
+// A factory for the registry: the kernel kInner makes, computing narrow dtypes widened. For
+// ops whose outputs have input 0's dtype or a fixed one that is no wide dtype (bool).
+template <KernelFactory kInner>
+std::unique_ptr<Kernel> MakeWidening() {
+  return WidenNarrowDTypes(kInner());
+}
+
+}  // namespace webnx
