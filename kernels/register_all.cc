@@ -25,6 +25,9 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterPadKernels(r);
   RegisterMiscKernels(r);
   RegisterCastKernels(r);
+  RegisterQuantizeLinearKernels(r);
+  RegisterQuantizedMatMulKernels(r);
+  RegisterQuantizedConvKernels(r);
   RegisterResizeKernels(r);
   RegisterLayerNormKernels(r);
   RegisterArgExtremeKernels(r);

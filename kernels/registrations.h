@@ -25,6 +25,9 @@ void RegisterGatherSliceKernels(OpRegistry& r);      // gather_slice.cc
 void RegisterPadKernels(OpRegistry& r);              // pad.cc
 void RegisterMiscKernels(OpRegistry& r);             // misc.cc (Constant, Identity, Dropout)
 void RegisterCastKernels(OpRegistry& r);             // cast.cc (Cast, CastLike)
+void RegisterQuantizeLinearKernels(OpRegistry& r);   // quantize_linear.cc
+void RegisterQuantizedMatMulKernels(OpRegistry& r);  // quantized_matmul.cc
+void RegisterQuantizedConvKernels(OpRegistry& r);    // quantized_conv.cc
 void RegisterResizeKernels(OpRegistry& r);           // resize.cc (Resize, Upsample)
 void RegisterLayerNormKernels(OpRegistry& r);        // layer_norm.cc (LayerNormalization)
 void RegisterArgExtremeKernels(OpRegistry& r);       // arg_extreme.cc (ArgMax, ArgMin)

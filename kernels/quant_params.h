@@ -1,0 +1,44 @@
+// Quantization parameters as the ONNX quantization ops give them: a scale (float32 or float16)
+// and an optional zero point (an integer dtype), per tensor, per slice of one axis, or per block
+// of `block_size` elements along that axis (blocked, opset 21).
+#pragma once
+
+#include <cstdint>
+
+#include "core/kernel.h"
+
+namespace webnx::quant {
+
+// Element e of a tensor viewed as [outer, dim, inner] around the quantized axis.
+struct QuantLayout {
+  int64_t outer = 1, dim = 1, inner = 1;
+  int64_t block = 0;     // 0: per tensor or per axis
+  bool per_tensor = true;
+  // The parameter index of the element at (o, d, i).
+  int64_t ParamIndex(int64_t o, int64_t d, int64_t i) const {
+    if (per_tensor) return 0;
+    if (block == 0) return d;
+    const int64_t blocks = (dim + block - 1) / block;
+    return (o * blocks + d / block) * inner + i;
+  }
+};
+
+// Checks the scale (input `scale_input`) and zero point (`zp_input`, may be absent) against the
+// quantized tensor's shape, attributes `axis` and `block_size`, and fills the layout.
+Status PlanLayout(PlanContext& ctx, const Shape& data, int scale_input, int zp_input,
+                  QuantLayout* layout);
+
+// Element i of a scale tensor (float32 or float16) as float.
+float ScaleAt(const Tensor& scale, int64_t i);
+// Element i of an integer tensor (a zero point or quantized data) as int32.
+int32_t IntegerAt(const Tensor& t, int64_t i);
+// True for the integer dtypes the quantization ops take as quantized data.
+bool IsQuantizedDType(DType dtype);
+// The range of a quantized dtype.
+void QuantRange(DType dtype, int32_t* lo, int32_t* hi);
+// Writes value (already in range) as element i of a quantized tensor.
+void StoreQuantized(Tensor& t, int64_t i, int32_t value);
+// round-half-to-even(v) + zero_point, saturated to [lo, hi].
+int32_t Saturate(float v, int32_t zero_point, int32_t lo, int32_t hi);
+
+}  // namespace webnx::quant

@@ -1,0 +1,209 @@
+// MatMulInteger and QLinearMatMul: numpy-broadcast batched products of int8/uint8 matrices,
+// with zero points per tensor, per row of A and per column of B, accumulated in int32.
+// QLinearMatMul requantizes each sum as onnxruntime does: sum * (a_scale * b_scale / y_scale)
+// in float32, rounded half to even, plus y's zero point, saturated. The operands are widened to
+// int32 (zero points subtracted) once per run, so the inner loop is a plain int32 multiply-add;
+// the int8 SIMD kernels that make quantized models faster than float32 are still to come.
+#include <string>
+#include <vector>
+
+#include "kernels/broadcast.h"
+#include "kernels/quant_params.h"
+#include "kernels/registrations.h"
+
+namespace webnx {
+namespace {
+
+// The inputs of one product: positions of A, B and their zero points; QLinearMatMul adds scales.
+struct Operands {
+  int a = 0, a_zp = 2, b = 1, b_zp = 3;
+  int a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1;
+};
+
+class QuantizedMatMulKernel final : public Kernel {
+ public:
+  explicit QuantizedMatMulKernel(bool requantize) : requantize_(requantize) {
+    if (requantize) ops_ = Operands{0, 2, 3, 5, 1, 4, 6, 7};
+  }
+
+  Status Plan(PlanContext& ctx) override {
+    WEBNX_RETURN_IF_ERROR(requantize_ ? ctx.ExpectInputs(8, 8) : ctx.ExpectInputs(2, 4));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kUint8, DType::kInt8}));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.b, {DType::kUint8, DType::kInt8}));
+    WEBNX_RETURN_IF_ERROR(PlanShapes(ctx));
+    WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.a_zp, m_, "a_zero_point", ctx.dtype(ops_.a)));
+    WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.b_zp, n_, "b_zero_point", ctx.dtype(ops_.b)));
+    DType out = DType::kInt32;
+    if (requantize_) {
+      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.a_scale, m_, "a_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.b_scale, n_, "b_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.y_scale, m_, "y_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.y_zp, {DType::kUint8, DType::kInt8}));
+      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.y_zp, m_, "y_zero_point", ctx.dtype(ops_.y_zp)));
+      out = ctx.dtype(ops_.y_zp);
+    }
+    ctx.SetOutput(0, out, out_shape_);
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kInt32, {a_numel_}, &a_wide_));
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kInt32, {b_numel_}, &b_wide_));
+    return Tensor::AllocateUninitialized(DType::kInt32, {n_}, &row_);
+  }
+
+  Status Run(RunContext& ctx) override {
+    Widen(ctx.input(ops_.a), Param(ctx, ops_.a_zp), m_, k_, true, a_wide_.ptr<int32_t>());
+    Widen(ctx.input(ops_.b), Param(ctx, ops_.b_zp), k_, n_, false, b_wide_.ptr<int32_t>());
+    Tensor& y = ctx.output(0);
+    // Sums wrap modulo 2^32 (unsigned arithmetic) as int32 accumulators do, without overflowing.
+    uint32_t* acc = row_.ptr<uint32_t>();
+    for (int64_t batch = 0; batch < batches_; ++batch) {
+      const int32_t* a = a_wide_.ptr<int32_t>() + a_offsets_[batch] * m_ * k_;
+      const int32_t* b = b_wide_.ptr<int32_t>() + b_offsets_[batch] * k_ * n_;
+      for (int64_t m = 0; m < m_; ++m) {
+        for (int64_t n = 0; n < n_; ++n) acc[n] = 0;
+        for (int64_t k = 0; k < k_; ++k) {
+          const uint32_t av = static_cast<uint32_t>(a[m * k_ + k]);
+          const int32_t* brow = b + k * n_;
+          for (int64_t n = 0; n < n_; ++n) acc[n] += av * static_cast<uint32_t>(brow[n]);
+        }
+        Store(ctx, y, (batch * m_ + m) * n_, m, acc);
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // numpy matmul shapes (1-D operands promoted), the batch broadcast and each batch's offsets.
+  Status PlanShapes(PlanContext& ctx) {
+    const Shape& a_in = ctx.shape(ops_.a);
+    const Shape& b_in = ctx.shape(ops_.b);
+    if (a_in.empty() || b_in.empty()) {
+      return ctx.Error(ErrorCode::kShapeMismatch, "A and B must have rank >= 1");
+    }
+    const Shape a = a_in.size() == 1 ? Shape{1, a_in[0]} : a_in;
+    const Shape b = b_in.size() == 1 ? Shape{b_in[0], 1} : b_in;
+    m_ = a[a.size() - 2], k_ = a.back(), n_ = b.back();
+    if (b[b.size() - 2] != k_) {
+      return ctx.Error(ErrorCode::kShapeMismatch, "inner dimensions differ: A " +
+                                                      ShapeToString(a_in) + " x B " +
+                                                      ShapeToString(b_in));
+    }
+    const Shape a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
+    Shape batch;
+    Status s = BroadcastShapes({a_batch, b_batch}, &batch);
+    if (!s.ok()) return ctx.Error(ErrorCode::kShapeMismatch, "batch dims: " + s.message());
+    out_shape_ = batch;
+    if (a_in.size() > 1) out_shape_.push_back(m_);
+    if (b_in.size() > 1) out_shape_.push_back(n_);
+    BatchOffsets(batch, a_batch, &a_offsets_);
+    BatchOffsets(batch, b_batch, &b_offsets_);
+    batches_ = static_cast<int64_t>(a_offsets_.size());
+    a_numel_ = a_in.empty() ? 0 : m_ * k_ * NumelOf(a_batch);
+    b_numel_ = k_ * n_ * NumelOf(b_batch);
+    return Status::Ok();
+  }
+
+  static int64_t NumelOf(const Shape& s) {
+    int64_t p = 1;
+    for (int64_t d : s) p *= d;
+    return p;
+  }
+
+  // For every batch index of `out`, the matrix index in an operand with batch dims `in`.
+  static void BatchOffsets(const Shape& out, const Shape& in, std::vector<int64_t>* offsets) {
+    const int64_t total = NumelOf(out);
+    const size_t lead = out.size() - in.size();
+    offsets->assign(total, 0);
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t rest = i, offset = 0, stride = 1;
+      for (size_t d = out.size(); d-- > 0;) {
+        const int64_t coord = rest % out[d];
+        rest /= out[d];
+        if (d >= lead && in[d - lead] != 1) offset += coord * stride;
+        if (d >= lead) stride *= in[d - lead];
+      }
+      (*offsets)[i] = offset;
+    }
+  }
+
+  // A scale or zero point: one value, or one per row (`count` = M) / column (N).
+  static Status CheckParam(const PlanContext& ctx, int input, int64_t count, const char* name,
+                           DType dtype) {
+    if (!ctx.has_input(input)) return Status::Ok();
+    if (dtype != DType::kUndefined && ctx.dtype(input) != dtype) {
+      return ctx.Error(ErrorCode::kMalformedModel, std::string(name) + " is " +
+                                                       DTypeName(ctx.dtype(input)) +
+                                                       ", not its operand's " + DTypeName(dtype));
+    }
+    if (dtype == DType::kUndefined) {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32, DType::kFloat16}));
+    }
+    const Shape& s = ctx.shape(input);
+    int64_t numel = 1;
+    for (int64_t d : s) numel *= d;
+    if (numel == 1 && s.size() <= 1) return Status::Ok();
+    if (s.size() == 1 && s[0] == count) return Status::Ok();
+    return ctx.Error(ErrorCode::kShapeMismatch,
+                     std::string(name) + " must be a scalar or hold " + std::to_string(count) +
+                         " values, got " + ShapeToString(s));
+  }
+
+  static const Tensor* Param(const RunContext& ctx, int input) {
+    return ctx.has_input(input) ? &ctx.input(input) : nullptr;
+  }
+  static int64_t At(const Tensor* t, int64_t i) { return t->numel() == 1 ? 0 : i; }
+
+  // Every matrix of `x` (rows x cols each) minus its zero point (per row, or per column).
+  static void Widen(const Tensor& x, const Tensor* zp, int64_t rows, int64_t cols, bool per_row,
+                    int32_t* out) {
+    const int64_t n = x.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t r = (i / cols) % rows, c = i % cols;
+      const int32_t z = zp ? quant::IntegerAt(*zp, At(zp, per_row ? r : c)) : 0;
+      out[i] = quant::IntegerAt(x, i) - z;
+    }
+  }
+
+  void Store(const RunContext& ctx, Tensor& y, int64_t at, int64_t m, const uint32_t* acc) const {
+    if (!requantize_) {
+      for (int64_t n = 0; n < n_; ++n) y.ptr<int32_t>()[at + n] = static_cast<int32_t>(acc[n]);
+      return;
+    }
+    const Tensor& a_scale = ctx.input(ops_.a_scale);
+    const Tensor& b_scale = ctx.input(ops_.b_scale);
+    const Tensor& y_scale = ctx.input(ops_.y_scale);
+    const Tensor& y_zp = ctx.input(ops_.y_zp);
+    int32_t lo = 0, hi = 0;
+    quant::QuantRange(y.dtype, &lo, &hi);
+    const float row_scale = quant::ScaleAt(a_scale, At(&a_scale, m));
+    const float out_scale = quant::ScaleAt(y_scale, At(&y_scale, m));
+    const int32_t zero_point = quant::IntegerAt(y_zp, At(&y_zp, m));
+    for (int64_t n = 0; n < n_; ++n) {
+      const float multiplier = row_scale * quant::ScaleAt(b_scale, At(&b_scale, n)) / out_scale;
+      quant::StoreQuantized(y, at + n,
+                            quant::Saturate(static_cast<float>(static_cast<int32_t>(acc[n])) * multiplier, zero_point,
+                                            lo, hi));
+    }
+  }
+
+  const bool requantize_;
+  Operands ops_;
+  int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 0, a_numel_ = 0, b_numel_ = 0;
+  Shape out_shape_;
+  std::vector<int64_t> a_offsets_, b_offsets_;  // per output batch, the operand's matrix
+  Tensor a_wide_, b_wide_, row_;                // int32 operands minus zero points; one row
+};
+
+}  // namespace
+
+void RegisterQuantizedMatMulKernels(OpRegistry& r) {
+  r.Register("", "MatMulInteger", {{10}, Inputs(2, 4), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> {
+               return std::make_unique<QuantizedMatMulKernel>(false);
+             });
+  // 21 added float16 (and bfloat16) scales.
+  r.Register("", "QLinearMatMul", {{10, 21}, Inputs(8), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> {
+               return std::make_unique<QuantizedMatMulKernel>(true);
+             });
+}
+
+}  // namespace webnx
