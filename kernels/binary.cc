@@ -309,11 +309,13 @@ void RegisterBinaryKernels(OpRegistry& r) {
   r.Register("", "Sub", arithmetic, MakeWidening<MakeBinary<SubOp, NumericTypes>>);
   r.Register("", "Mul", arithmetic, MakeWidening<MakeBinary<MulOp, NumericTypes>>);
   r.Register("", "Div", arithmetic, MakeWidening<MakeBinary<DivOp, NumericTypes>>);
-  r.Register("", "Pow", {{7, 12, 13, 15}, Inputs(2), Outputs(1)}, MakeWidening<MakeKernel<PowKernel>>);
+  r.Register("", "Pow", {{7, 12, 13, 15}, Inputs(2), Outputs(1)},
+             MakeWidening<MakeKernel<PowKernel>>);
 
   r.Register("", "Equal", {{7, 11, 13, 19}, Inputs(2), Outputs(1)},
              MakeWidening<MakeBinary<EqualOp, EqualTypes, true>>);
-  r.Register("", "Less", {{7, 9, 13}, Inputs(2), Outputs(1)}, MakeWidening<MakeBinary<LessOp, OrderTypes, true>>);
+  r.Register("", "Less", {{7, 9, 13}, Inputs(2), Outputs(1)},
+             MakeWidening<MakeBinary<LessOp, OrderTypes, true>>);
   r.Register("", "Greater", {{7, 9, 13}, Inputs(2), Outputs(1)},
              MakeWidening<MakeBinary<GreaterOp, OrderTypes, true>>);
   r.Register("", "LessOrEqual", {{12, 16}, Inputs(2), Outputs(1)},
@@ -323,7 +325,8 @@ void RegisterBinaryKernels(OpRegistry& r) {
   r.Register("", "And", {{7}, Inputs(2), Outputs(1)}, MakeBinary<AndOp, BoolTypes, true>);
   r.Register("", "Or", {{7}, Inputs(2), Outputs(1)}, MakeBinary<OrOp, BoolTypes, true>);
   r.Register("", "Xor", {{7}, Inputs(2), Outputs(1)}, MakeBinary<XorOp, BoolTypes, true>);
-  r.Register("", "PRelu", {{7, 9, 16}, Inputs(2), Outputs(1)}, MakeWidening<MakeKernel<PReluKernel>>);
+  r.Register("", "PRelu", {{7, 9, 16}, Inputs(2), Outputs(1)},
+             MakeWidening<MakeKernel<PReluKernel>>);
 }
 
 }  // namespace webnx

@@ -41,11 +41,9 @@ class BroadcastWalker {
   template <typename RunFn>
   void ForEachRun(RunFn&& run) {
     using Fn = std::remove_reference_t<RunFn>;
-    ForEachRun(
-        [](void* fn, const int64_t* offsets, int64_t out_offset, int64_t n) {
-          (*static_cast<Fn*>(fn))(offsets, out_offset, n);
-        },
-        const_cast<void*>(static_cast<const void*>(&run)));
+    ForEachRun([](void* fn, const int64_t* offsets, int64_t out_offset,
+                  int64_t n) { (*static_cast<Fn*>(fn))(offsets, out_offset, n); },
+               const_cast<void*>(static_cast<const void*>(&run)));
   }
 
   // The same through a plain callback: one odometer for every op and dtype, so only the loop

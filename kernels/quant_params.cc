@@ -5,6 +5,7 @@
 
 #include "core/float16.h"
 #include "kernels/indexing_common.h"
+#include "kernels/nn_common.h"
 
 namespace webnx::quant {
 
@@ -19,10 +20,9 @@ Status PlanLayout(PlanContext& ctx, const Shape& data, int scale_input, int zp_i
                            "; webnx quantizes to int8, uint8, int16, uint16 and int32");
     }
     if (ctx.shape(zp_input) != scale) {
-      return ctx.Error(ErrorCode::kShapeMismatch, "the zero point " +
-                                                      ShapeToString(ctx.shape(zp_input)) +
-                                                      " and the scale " + ShapeToString(scale) +
-                                                      " differ in shape");
+      return ctx.Error(ErrorCode::kShapeMismatch,
+                       "the zero point " + ShapeToString(ctx.shape(zp_input)) + " and the scale " +
+                           ShapeToString(scale) + " differ in shape");
     }
   }
   const int64_t rank = static_cast<int64_t>(data.size());
@@ -54,12 +54,29 @@ Status PlanLayout(PlanContext& ctx, const Shape& data, int scale_input, int zp_i
   Shape want = data;
   want[axis] = (data[axis] + block - 1) / block;
   if (scale != want) {
-    return ctx.Error(ErrorCode::kShapeMismatch, "a blocked scale must have shape " +
-                                                    ShapeToString(want) + ", got " +
-                                                    ShapeToString(scale));
+    return ctx.Error(
+        ErrorCode::kShapeMismatch,
+        "a blocked scale must have shape " + ShapeToString(want) + ", got " + ShapeToString(scale));
   }
   layout->block = block;
   return Status::Ok();
+}
+
+Status CheckParam(const PlanContext& ctx, int input, int64_t count, const char* name, DType dtype) {
+  if (!ctx.has_input(input)) return Status::Ok();
+  if (dtype == DType::kUndefined) {
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32, DType::kFloat16}));
+  } else if (ctx.dtype(input) != dtype) {
+    return ctx.Error(ErrorCode::kMalformedModel, std::string(name) + " is " +
+                                                     DTypeName(ctx.dtype(input)) +
+                                                     ", not its operand's " + DTypeName(dtype));
+  }
+  const Shape& s = ctx.shape(input);
+  const int64_t numel = nn::DimProduct(s, 0, s.size());
+  if ((s.size() <= 1 && numel == 1) || (s.size() == 1 && s[0] == count)) return Status::Ok();
+  return ctx.Error(ErrorCode::kShapeMismatch, std::string(name) + " must be a scalar or hold " +
+                                                  std::to_string(count) + " values, got " +
+                                                  ShapeToString(s));
 }
 
 float ScaleAt(const Tensor& scale, int64_t i) {

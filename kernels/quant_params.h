@@ -12,7 +12,7 @@ namespace webnx::quant {
 // Element e of a tensor viewed as [outer, dim, inner] around the quantized axis.
 struct QuantLayout {
   int64_t outer = 1, dim = 1, inner = 1;
-  int64_t block = 0;     // 0: per tensor or per axis
+  int64_t block = 0;  // 0: per tensor or per axis
   bool per_tensor = true;
   // The parameter index of the element at (o, d, i).
   int64_t ParamIndex(int64_t o, int64_t d, int64_t i) const {
@@ -27,6 +27,10 @@ struct QuantLayout {
 // quantized tensor's shape, attributes `axis` and `block_size`, and fills the layout.
 Status PlanLayout(PlanContext& ctx, const Shape& data, int scale_input, int zp_input,
                   QuantLayout* layout);
+
+// A scale (dtype kUndefined: float32 or float16) or zero point (of `dtype`) of the quantized
+// products: absent, one value, or `count` values (one per row, column or output channel).
+Status CheckParam(const PlanContext& ctx, int input, int64_t count, const char* name, DType dtype);
 
 // Element i of a scale tensor (float32 or float16) as float.
 float ScaleAt(const Tensor& scale, int64_t i);

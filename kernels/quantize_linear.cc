@@ -38,8 +38,7 @@ class QuantizeLinearKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
-    WEBNX_RETURN_IF_ERROR(
-        ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat16, DType::kInt32}));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat16, DType::kInt32}));
     WEBNX_RETURN_IF_ERROR(quant::PlanLayout(ctx, ctx.shape(0), 1, 2, &layout_));
     out_ = DType::kUint8;
     if (ctx.has_input(2)) {
@@ -102,8 +101,7 @@ class DequantizeLinearKernel final : public Kernel {
     Tensor& y = ctx.output(0);
     ForEachElement(layout_, [&](int64_t p, int64_t e) {
       const int32_t z = zp ? quant::IntegerAt(*zp, p) : 0;
-      const float v =
-          static_cast<float>(quant::IntegerAt(x, e) - z) * quant::ScaleAt(scale, p);
+      const float v = static_cast<float>(quant::IntegerAt(x, e) - z) * quant::ScaleAt(scale, p);
       if (out_ == DType::kFloat16) {
         y.ptr<uint16_t>()[e] = FloatToHalf(v);
       } else {
@@ -157,12 +155,14 @@ class DynamicQuantizeLinearKernel final : public Kernel {
 void RegisterQuantizeLinearKernels(OpRegistry& r) {
   // 19 added float8 types, 21 blocks and int16/uint16, 23-25 float8/4-bit/2-bit types and
   // attributes for them: every version computes the integer types alike.
-  r.Register("", "QuantizeLinear",
-             {{{10}, Inputs(2, 3), Outputs(1)}, {{13, 19, 21, 23, 24, 25}, Inputs(2, 3), Outputs(1)}},
-             MakeKernel<QuantizeLinearKernel>);
-  r.Register("", "DequantizeLinear",
-             {{{10}, Inputs(2, 3), Outputs(1)}, {{13, 19, 21, 23, 24, 25}, Inputs(2, 3), Outputs(1)}},
-             MakeKernel<DequantizeLinearKernel>);
+  r.Register(
+      "", "QuantizeLinear",
+      {{{10}, Inputs(2, 3), Outputs(1)}, {{13, 19, 21, 23, 24, 25}, Inputs(2, 3), Outputs(1)}},
+      MakeKernel<QuantizeLinearKernel>);
+  r.Register(
+      "", "DequantizeLinear",
+      {{{10}, Inputs(2, 3), Outputs(1)}, {{13, 19, 21, 23, 24, 25}, Inputs(2, 3), Outputs(1)}},
+      MakeKernel<DequantizeLinearKernel>);
   r.Register("", "DynamicQuantizeLinear", {{11}, Inputs(1), Outputs(3)},
              MakeKernel<DynamicQuantizeLinearKernel>);
 }

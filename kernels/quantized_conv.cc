@@ -31,15 +31,18 @@ class QuantizedConvKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.w, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(PlanShapes(ctx));
-    WEBNX_RETURN_IF_ERROR(CheckParam(ctx, in_.x_zp, 1, "x_zero_point", ctx.dtype(in_.x)));
-    WEBNX_RETURN_IF_ERROR(CheckParam(ctx, in_.w_zp, out_channels_, "w_zero_point", ctx.dtype(in_.w)));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_zp, 1, "x_zero_point", ctx.dtype(in_.x)));
+    WEBNX_RETURN_IF_ERROR(
+        quant::CheckParam(ctx, in_.w_zp, out_channels_, "w_zero_point", ctx.dtype(in_.w)));
     DType out = DType::kInt32;
     if (requantize_) {
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, in_.w_scale, out_channels_, "w_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, in_.y_scale, 1, "y_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(
+          quant::CheckParam(ctx, in_.w_scale, out_channels_, "w_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.y_scale, 1, "y_scale", DType::kUndefined));
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.y_zp, {DType::kUint8, DType::kInt8}));
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, in_.y_zp, 1, "y_zero_point", ctx.dtype(in_.y_zp)));
+      WEBNX_RETURN_IF_ERROR(
+          quant::CheckParam(ctx, in_.y_zp, 1, "y_zero_point", ctx.dtype(in_.y_zp)));
       if (ctx.has_input(in_.bias)) {
         WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.bias, {DType::kInt32}));
         if (ctx.shape(in_.bias) != Shape{out_channels_}) {
@@ -49,9 +52,10 @@ class QuantizedConvKernel final : public Kernel {
       out = ctx.dtype(in_.y_zp);
     }
     ctx.SetOutput(0, out, out_shape_);
-    WEBNX_RETURN_IF_ERROR(
-        Tensor::AllocateUninitialized(DType::kInt32, {NumelOf(ctx.shape(in_.x))}, &x_wide_));
-    return Tensor::AllocateUninitialized(DType::kInt32, {NumelOf(ctx.shape(in_.w))}, &w_wide_);
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+        DType::kInt32, {nn::DimProduct(ctx.shape(in_.x), 0, ctx.shape(in_.x).size())}, &x_wide_));
+    return Tensor::AllocateUninitialized(
+        DType::kInt32, {nn::DimProduct(ctx.shape(in_.w), 0, ctx.shape(in_.w).size())}, &w_wide_);
   }
 
   Status Run(RunContext& ctx) override {
@@ -66,7 +70,8 @@ class QuantizedConvKernel final : public Kernel {
     int32_t* ww = w_wide_.ptr<int32_t>();
     for (int64_t i = 0; i < w.numel(); ++i) {
       const int64_t oc = i / per_channel;
-      ww[i] = quant::IntegerAt(w, i) - (w_zp ? quant::IntegerAt(*w_zp, w_zp->numel() == 1 ? 0 : oc) : 0);
+      ww[i] = quant::IntegerAt(w, i) -
+              (w_zp ? quant::IntegerAt(*w_zp, w_zp->numel() == 1 ? 0 : oc) : 0);
     }
     Tensor& y = ctx.output(0);
     const int64_t out_plane = axes_[0].out * axes_[1].out * axes_[2].out;
@@ -82,12 +87,6 @@ class QuantizedConvKernel final : public Kernel {
   }
 
  private:
-  static int64_t NumelOf(const Shape& s) {
-    int64_t p = 1;
-    for (int64_t d : s) p *= d;
-    return p;
-  }
-
   Status PlanShapes(PlanContext& ctx) {
     const Shape& x = ctx.shape(in_.x);
     const Shape& w = ctx.shape(in_.w);
@@ -101,9 +100,9 @@ class QuantizedConvKernel final : public Kernel {
     batch_ = x[0], in_channels_ = x[1], out_channels_ = w[0];
     if (groups_ < 1 || in_channels_ % groups_ != 0 || out_channels_ % groups_ != 0 ||
         w[1] != in_channels_ / groups_) {
-      return ctx.Error(ErrorCode::kShapeMismatch,
-                       "w " + ShapeToString(w) + " does not fit x " + ShapeToString(x) + " in " +
-                           std::to_string(groups_) + " groups");
+      return ctx.Error(ErrorCode::kShapeMismatch, "w " + ShapeToString(w) + " does not fit x " +
+                                                      ShapeToString(x) + " in " +
+                                                      std::to_string(groups_) + " groups");
     }
     const size_t spatial = x.size() - 2;
     nn::WindowOptions options;
@@ -114,32 +113,13 @@ class QuantizedConvKernel final : public Kernel {
       return ctx.Error(ErrorCode::kShapeMismatch, "kernel_shape differs from w's spatial dims");
     }
     std::vector<nn::WindowAxis> axes;
-    WEBNX_RETURN_IF_ERROR(
-        nn::ComputeWindowAxes(ctx, Shape(x.begin() + 2, x.end()), attrs, &axes));
+    WEBNX_RETURN_IF_ERROR(nn::ComputeWindowAxes(ctx, Shape(x.begin() + 2, x.end()), attrs, &axes));
     axes_ = nn::PadAxesFront(axes, 3);
     out_shape_ = {batch_, out_channels_};
     for (const nn::WindowAxis& a : axes) out_shape_.push_back(a.out);
+    WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, out_shape_, "the output"));
     acc_.assign(axes_[0].out * axes_[1].out * axes_[2].out, 0);
-    return nn::CheckNumel(ctx, out_shape_, "the output");
-  }
-
-  // A zero point or scale: one value, or (w's) one per output channel.
-  static Status CheckParam(const PlanContext& ctx, int input, int64_t count, const char* name,
-                           DType dtype) {
-    if (!ctx.has_input(input)) return Status::Ok();
-    if (dtype == DType::kUndefined) {
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32, DType::kFloat16}));
-    } else if (ctx.dtype(input) != dtype) {
-      return ctx.Error(ErrorCode::kMalformedModel, std::string(name) + " is " +
-                                                       DTypeName(ctx.dtype(input)) +
-                                                       ", not its operand's " + DTypeName(dtype));
-    }
-    const Shape& s = ctx.shape(input);
-    if ((s.size() <= 1 && NumelOf(s) == 1) || (s.size() == 1 && s[0] == count))
-      return Status::Ok();
-    return ctx.Error(ErrorCode::kShapeMismatch, std::string(name) + " must be a scalar or hold " +
-                                                    std::to_string(count) + " values, got " +
-                                                    ShapeToString(s));
+    return Status::Ok();
   }
 
   // The int32 sums of output channel oc of image n into acc_ (one output plane).
@@ -186,17 +166,17 @@ class QuantizedConvKernel final : public Kernel {
       return;
     }
     const Tensor& w_scale = ctx.input(in_.w_scale);
-    const float multiplier =
-        quant::ScaleAt(ctx.input(in_.x_scale), 0) *
-        quant::ScaleAt(w_scale, w_scale.numel() == 1 ? 0 : oc) /
-        quant::ScaleAt(ctx.input(in_.y_scale), 0);
+    const float multiplier = quant::ScaleAt(ctx.input(in_.x_scale), 0) *
+                             quant::ScaleAt(w_scale, w_scale.numel() == 1 ? 0 : oc) /
+                             quant::ScaleAt(ctx.input(in_.y_scale), 0);
     const int32_t bias = ctx.has_input(in_.bias) ? ctx.input(in_.bias).ptr<int32_t>()[oc] : 0;
     const int32_t zero_point = quant::IntegerAt(ctx.input(in_.y_zp), 0);
     int32_t lo = 0, hi = 0;
     quant::QuantRange(y.dtype, &lo, &hi);
     for (int64_t i = 0; i < count; ++i) {
-      const float v = static_cast<float>(static_cast<int32_t>(acc_[i] + static_cast<uint32_t>(bias))) *
-                      multiplier;
+      const float v =
+          static_cast<float>(static_cast<int32_t>(acc_[i] + static_cast<uint32_t>(bias))) *
+          multiplier;
       quant::StoreQuantized(y, at + i, quant::Saturate(v, zero_point, lo, hi));
     }
   }
@@ -206,21 +186,19 @@ class QuantizedConvKernel final : public Kernel {
   int64_t groups_ = 1, batch_ = 0, in_channels_ = 0, out_channels_ = 0;
   std::vector<nn::WindowAxis> axes_;  // (depth, height, width)
   Shape out_shape_;
-  Tensor x_wide_, w_wide_;      // operands minus their zero points, as int32
-  std::vector<uint32_t> acc_;   // one output plane's sums (wrapping), sized per plan
+  Tensor x_wide_, w_wide_;     // operands minus their zero points, as int32
+  std::vector<uint32_t> acc_;  // one output plane's sums (wrapping), sized per plan
 };
 
 }  // namespace
 
 void RegisterQuantizedConvKernels(OpRegistry& r) {
-  r.Register("", "ConvInteger", {{10}, Inputs(2, 4), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedConvKernel>(false);
-             });
-  r.Register("", "QLinearConv", {{10}, Inputs(8, 9), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedConvKernel>(true);
-             });
+  r.Register("", "ConvInteger", {{10}, Inputs(2, 4), Outputs(1)}, []() -> std::unique_ptr<Kernel> {
+    return std::make_unique<QuantizedConvKernel>(false);
+  });
+  r.Register("", "QLinearConv", {{10}, Inputs(8, 9), Outputs(1)}, []() -> std::unique_ptr<Kernel> {
+    return std::make_unique<QuantizedConvKernel>(true);
+  });
 }
 
 }  // namespace webnx

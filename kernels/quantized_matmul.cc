@@ -8,11 +8,16 @@
 #include <vector>
 
 #include "kernels/broadcast.h"
+#include "kernels/nn_common.h"
 #include "kernels/quant_params.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
 namespace {
+
+int64_t Numel(const Shape& s) {
+  return nn::DimProduct(s, 0, s.size());
+}
 
 // The inputs of one product: positions of A, B and their zero points; QLinearMatMul adds scales.
 struct Operands {
@@ -31,15 +36,16 @@ class QuantizedMatMulKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.b, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(PlanShapes(ctx));
-    WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.a_zp, m_, "a_zero_point", ctx.dtype(ops_.a)));
-    WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.b_zp, n_, "b_zero_point", ctx.dtype(ops_.b)));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_zp, m_, "a_zero_point", ctx.dtype(ops_.a)));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_zp, n_, "b_zero_point", ctx.dtype(ops_.b)));
     DType out = DType::kInt32;
     if (requantize_) {
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.a_scale, m_, "a_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.b_scale, n_, "b_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.y_scale, m_, "y_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_scale, m_, "a_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_scale, n_, "b_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.y_scale, m_, "y_scale", DType::kUndefined));
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.y_zp, {DType::kUint8, DType::kInt8}));
-      WEBNX_RETURN_IF_ERROR(CheckParam(ctx, ops_.y_zp, m_, "y_zero_point", ctx.dtype(ops_.y_zp)));
+      WEBNX_RETURN_IF_ERROR(
+          quant::CheckParam(ctx, ops_.y_zp, m_, "y_zero_point", ctx.dtype(ops_.y_zp)));
       out = ctx.dtype(ops_.y_zp);
     }
     ctx.SetOutput(0, out, out_shape_);
@@ -82,9 +88,9 @@ class QuantizedMatMulKernel final : public Kernel {
     const Shape b = b_in.size() == 1 ? Shape{b_in[0], 1} : b_in;
     m_ = a[a.size() - 2], k_ = a.back(), n_ = b.back();
     if (b[b.size() - 2] != k_) {
-      return ctx.Error(ErrorCode::kShapeMismatch, "inner dimensions differ: A " +
-                                                      ShapeToString(a_in) + " x B " +
-                                                      ShapeToString(b_in));
+      return ctx.Error(
+          ErrorCode::kShapeMismatch,
+          "inner dimensions differ: A " + ShapeToString(a_in) + " x B " + ShapeToString(b_in));
     }
     const Shape a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
     Shape batch;
@@ -93,23 +99,18 @@ class QuantizedMatMulKernel final : public Kernel {
     out_shape_ = batch;
     if (a_in.size() > 1) out_shape_.push_back(m_);
     if (b_in.size() > 1) out_shape_.push_back(n_);
+    WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, out_shape_, "the output"));
     BatchOffsets(batch, a_batch, &a_offsets_);
     BatchOffsets(batch, b_batch, &b_offsets_);
     batches_ = static_cast<int64_t>(a_offsets_.size());
-    a_numel_ = a_in.empty() ? 0 : m_ * k_ * NumelOf(a_batch);
-    b_numel_ = k_ * n_ * NumelOf(b_batch);
+    a_numel_ = a_in.empty() ? 0 : m_ * k_ * Numel(a_batch);
+    b_numel_ = k_ * n_ * Numel(b_batch);
     return Status::Ok();
-  }
-
-  static int64_t NumelOf(const Shape& s) {
-    int64_t p = 1;
-    for (int64_t d : s) p *= d;
-    return p;
   }
 
   // For every batch index of `out`, the matrix index in an operand with batch dims `in`.
   static void BatchOffsets(const Shape& out, const Shape& in, std::vector<int64_t>* offsets) {
-    const int64_t total = NumelOf(out);
+    const int64_t total = Numel(out);
     const size_t lead = out.size() - in.size();
     offsets->assign(total, 0);
     for (int64_t i = 0; i < total; ++i) {
@@ -122,28 +123,6 @@ class QuantizedMatMulKernel final : public Kernel {
       }
       (*offsets)[i] = offset;
     }
-  }
-
-  // A scale or zero point: one value, or one per row (`count` = M) / column (N).
-  static Status CheckParam(const PlanContext& ctx, int input, int64_t count, const char* name,
-                           DType dtype) {
-    if (!ctx.has_input(input)) return Status::Ok();
-    if (dtype != DType::kUndefined && ctx.dtype(input) != dtype) {
-      return ctx.Error(ErrorCode::kMalformedModel, std::string(name) + " is " +
-                                                       DTypeName(ctx.dtype(input)) +
-                                                       ", not its operand's " + DTypeName(dtype));
-    }
-    if (dtype == DType::kUndefined) {
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32, DType::kFloat16}));
-    }
-    const Shape& s = ctx.shape(input);
-    int64_t numel = 1;
-    for (int64_t d : s) numel *= d;
-    if (numel == 1 && s.size() <= 1) return Status::Ok();
-    if (s.size() == 1 && s[0] == count) return Status::Ok();
-    return ctx.Error(ErrorCode::kShapeMismatch,
-                     std::string(name) + " must be a scalar or hold " + std::to_string(count) +
-                         " values, got " + ShapeToString(s));
   }
 
   static const Tensor* Param(const RunContext& ctx, int input) {
@@ -178,9 +157,10 @@ class QuantizedMatMulKernel final : public Kernel {
     const int32_t zero_point = quant::IntegerAt(y_zp, At(&y_zp, m));
     for (int64_t n = 0; n < n_; ++n) {
       const float multiplier = row_scale * quant::ScaleAt(b_scale, At(&b_scale, n)) / out_scale;
-      quant::StoreQuantized(y, at + n,
-                            quant::Saturate(static_cast<float>(static_cast<int32_t>(acc[n])) * multiplier, zero_point,
-                                            lo, hi));
+      quant::StoreQuantized(
+          y, at + n,
+          quant::Saturate(static_cast<float>(static_cast<int32_t>(acc[n])) * multiplier, zero_point,
+                          lo, hi));
     }
   }
 
@@ -195,15 +175,13 @@ class QuantizedMatMulKernel final : public Kernel {
 }  // namespace
 
 void RegisterQuantizedMatMulKernels(OpRegistry& r) {
-  r.Register("", "MatMulInteger", {{10}, Inputs(2, 4), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedMatMulKernel>(false);
-             });
+  r.Register(
+      "", "MatMulInteger", {{10}, Inputs(2, 4), Outputs(1)},
+      []() -> std::unique_ptr<Kernel> { return std::make_unique<QuantizedMatMulKernel>(false); });
   // 21 added float16 (and bfloat16) scales.
-  r.Register("", "QLinearMatMul", {{10, 21}, Inputs(8), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedMatMulKernel>(true);
-             });
+  r.Register(
+      "", "QLinearMatMul", {{10, 21}, Inputs(8), Outputs(1)},
+      []() -> std::unique_ptr<Kernel> { return std::make_unique<QuantizedMatMulKernel>(true); });
 }
 
 }  // namespace webnx

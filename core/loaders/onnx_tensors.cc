@@ -4,8 +4,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/limits.h"
 #include "core/float16.h"
+#include "core/limits.h"
 
 namespace webnx {
 
@@ -66,7 +66,8 @@ Status ReadTypedFields(const onnx::TensorProto& proto, const std::string& what, 
       return Status::Ok();
     case DType::kUint32:
       WEBNX_RETURN_IF_ERROR(CheckCount(proto.uint64_data_size(), n, what, "uint64_data"));
-      for (int64_t i = 0; i < n; ++i) t->ptr<uint32_t>()[i] = static_cast<uint32_t>(proto.uint64_data(i));
+      for (int64_t i = 0; i < n; ++i)
+        t->ptr<uint32_t>()[i] = static_cast<uint32_t>(proto.uint64_data(i));
       return Status::Ok();
     case DType::kInt32:
       WEBNX_RETURN_IF_ERROR(CheckCount(proto.int32_data_size(), n, what, "int32_data"));
@@ -130,10 +131,10 @@ bool UsableInPlace(const onnx::TensorProto& proto, const RawData& raw, size_t al
 }  // namespace
 
 Status UnsupportedDtype(int32_t t, const std::string& what) {
-  return Status(
-      ErrorCode::kUnsupportedDtype,
-      what + " has dtype " + OnnxTypeName(t) + " (" + std::to_string(t) +
-          "); webnx supports the numeric types: float16/32/64, int8/16/32/64, uint8/16/32/64 and bool");
+  return Status(ErrorCode::kUnsupportedDtype,
+                what + " has dtype " + OnnxTypeName(t) + " (" + std::to_string(t) +
+                    "); webnx supports the numeric types: float16/32/64, int8/16/32/64, "
+                    "uint8/16/32/64 and bool");
 }
 
 Status Malformed(const std::string& message) {
@@ -178,10 +179,9 @@ Status TensorFromProto(const onnx::TensorProto& proto, const RawData& raw, const
   }
   const DType dtype = static_cast<DType>(dt);
   // The data must match the shape before anything the size of the shape is allocated.
-  const int64_t stored = raw.present
-                             ? static_cast<int64_t>(raw.size) /
-                                   static_cast<int64_t>(DTypeSize(dtype))
-                             : StoredValueCount(proto);
+  const int64_t stored =
+      raw.present ? static_cast<int64_t>(raw.size) / static_cast<int64_t>(DTypeSize(dtype))
+                  : StoredValueCount(proto);
   if (stored != numel) {
     return Malformed(what + " stores " + std::to_string(stored) + " values but its shape " +
                      ShapeToString(shape) + " needs " + std::to_string(numel));

@@ -109,8 +109,7 @@ TEST(Cast, FloatsToIntegersTruncateAndSaturate) {
   const Tensor f = Make<float>(DType::kFloat32, {2.9f, -2.9f, 300.f, -1.f, NAN, 1e30f});
   EXPECT_EQ(Values<uint8_t>(CastTo(f, DType::kUint8)),
             (std::vector<uint8_t>{2, 0, 255, 0, 0, 255}));
-  EXPECT_EQ(Values<int8_t>(CastTo(f, DType::kInt8)),
-            (std::vector<int8_t>{2, -2, 127, -1, 0, 127}));
+  EXPECT_EQ(Values<int8_t>(CastTo(f, DType::kInt8)), (std::vector<int8_t>{2, -2, 127, -1, 0, 127}));
   EXPECT_EQ(Values<uint64_t>(CastTo(f, DType::kUint64))[5], UINT64_MAX);
   const Tensor h = Make<uint16_t>(DType::kFloat16, {0x4170, 0xfc00});  // 2.71875, -inf
   EXPECT_EQ(Values<int16_t>(CastTo(h, DType::kInt16)), (std::vector<int16_t>{2, -32768}));
@@ -131,9 +130,9 @@ TEST(Cast, BoolIsNonZeroEverywhere) {
 
 // Every pair of dtypes casts, and a chunk boundary (512 elements) changes nothing.
 TEST(Cast, EveryPairOverSeveralChunks) {
-  const DType all[] = {DType::kFloat32, DType::kUint8,   DType::kInt8,    DType::kUint16,
-                       DType::kInt16,   DType::kInt32,   DType::kInt64,   DType::kBool,
-                       DType::kFloat16, DType::kFloat64, DType::kUint32,  DType::kUint64};
+  const DType all[] = {DType::kFloat32, DType::kUint8,   DType::kInt8,   DType::kUint16,
+                       DType::kInt16,   DType::kInt32,   DType::kInt64,  DType::kBool,
+                       DType::kFloat16, DType::kFloat64, DType::kUint32, DType::kUint64};
   std::vector<float> small(1300);
   for (size_t i = 0; i < small.size(); ++i) small[i] = static_cast<float>(i % 100);
   const Tensor base = Make<float>(DType::kFloat32, small);
@@ -143,8 +142,8 @@ TEST(Cast, EveryPairOverSeveralChunks) {
       const Tensor back = CastTo(CastTo(x, to), DType::kFloat32);
       const float* v = back.ptr<float>();
       for (size_t i = 0; i < small.size(); ++i) {
-        const float want = (from == DType::kBool || to == DType::kBool) ? (small[i] != 0)
-                                                                          : small[i];
+        const float want =
+            (from == DType::kBool || to == DType::kBool) ? (small[i] != 0) : small[i];
         ASSERT_EQ(v[i], want) << DTypeName(from) << " -> " << DTypeName(to) << " at " << i;
       }
     }

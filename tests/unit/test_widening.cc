@@ -27,7 +27,7 @@ std::vector<T> Values(const Tensor& t) {
 }
 
 Tensor Eval(const std::string& op, std::vector<OpInput> inputs,
-           const std::map<std::string, Attribute>& attrs = {}, int opset = 18) {
+            const std::map<std::string, Attribute>& attrs = {}, int opset = 18) {
   std::vector<Tensor> out;
   Status s = RunOp(op, opset, inputs, attrs, 1, &out);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -68,7 +68,8 @@ TEST(Widening, Float16RoundsOncePerOp) {
   auto half = [](float f) { return FloatToHalf(f); };
   // 1 + 2^-11 is halfway between 1 and the next half: ties to even gives 1; 2048 + 1 likewise.
   const Tensor a = Make<uint16_t>(DType::kFloat16, {3}, {half(1.f), half(2048.f), half(60000.f)});
-  const Tensor b = Make<uint16_t>(DType::kFloat16, {3}, {half(0.00048828125f), half(1.f), half(60000.f)});
+  const Tensor b =
+      Make<uint16_t>(DType::kFloat16, {3}, {half(0.00048828125f), half(1.f), half(60000.f)});
   const Tensor sum = Eval("Add", {{a}, {b}});
   EXPECT_EQ(sum.dtype, DType::kFloat16);
   EXPECT_EQ(Values<uint16_t>(sum), (std::vector<uint16_t>{0x3c00, half(2048.f), 0x7c00}));
@@ -101,9 +102,10 @@ TEST(Widening, AnOpThatDoesNotComputeTheTypeNamesIt) {
   Status s = RunOp("Exp", 13, {{Make<int8_t>(DType::kInt8, {1}, {1})}}, {}, 1, &out);
   EXPECT_EQ(s.code(), ErrorCode::kUnsupportedDtype);
   EXPECT_NE(s.message().find("does not compute in int8"), std::string::npos) << s.message();
-  s = RunOp("Add", 14,
-            {{Make<uint64_t>(DType::kUint64, {1}, {1})}, {Make<uint64_t>(DType::kUint64, {1}, {1})}},
-            {}, 1, &out);
+  s = RunOp(
+      "Add", 14,
+      {{Make<uint64_t>(DType::kUint64, {1}, {1})}, {Make<uint64_t>(DType::kUint64, {1}, {1})}}, {},
+      1, &out);
   EXPECT_EQ(s.code(), ErrorCode::kUnsupportedDtype);
   EXPECT_NE(s.message().find("uint64"), std::string::npos) << s.message();
 }
