@@ -60,6 +60,7 @@ models: setup
 	$(PYTHON) scripts/gen_shape_models.py --out $(MODELS)/shapes
 	$(PYTHON) scripts/gen_field_models.py --out $(MODELS)/field
 	$(PYTHON) scripts/gen_nhwc_models.py --models $(MODELS) --out $(MODELS)/nhwc
+	$(PYTHON) scripts/gen_fp16_models.py --models $(MODELS) --out $(MODELS)/fp16
 
 demo: wasm wasm-mt
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
