@@ -18,7 +18,9 @@ DType WideDTypeOf(DType dtype);
 std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner);
 
 // A factory for the registry: the kernel kInner makes, computing narrow dtypes widened. For
-// ops whose outputs have input 0's dtype or a fixed one that is no wide dtype (bool).
+// ops whose outputs have input 0's dtype or a fixed one that is no wide dtype (bool), and that
+// read no constant in a derived form (PlanContext::Form): a widened constant is the plan's own
+// tensor, not a session constant the ConstantCache may key a form on.
 template <KernelFactory kInner>
 std::unique_ptr<Kernel> MakeWidening() {
   return WidenNarrowDTypes(kInner());
