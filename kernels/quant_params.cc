@@ -52,7 +52,7 @@ Status PlanLayout(PlanContext& ctx, const Shape& data, int scale_input, int zp_i
   }
   if (block < 0) return ctx.Error(ErrorCode::kMalformedModel, "block_size must be positive");
   Shape want = data;
-  want[axis] = (data[axis] + block - 1) / block;
+  want[axis] = data[axis] / block + (data[axis] % block != 0);
   if (scale != want) {
     return ctx.Error(
         ErrorCode::kShapeMismatch,

@@ -18,7 +18,7 @@ struct QuantLayout {
   int64_t ParamIndex(int64_t o, int64_t d, int64_t i) const {
     if (per_tensor) return 0;
     if (block == 0) return d;
-    const int64_t blocks = (dim + block - 1) / block;
+    const int64_t blocks = dim / block + (dim % block != 0);  // no overflow for a huge block
     return (o * blocks + d / block) * inner + i;
   }
 };

@@ -44,8 +44,12 @@ export async function misc(bytes: Uint8Array): Promise<void> {
   const back: Uint8Array = onnxJsonToOnnx(json);
   const ints = new Tensor('int64', new BigInt64Array([1n, 2n]), [2]);
   console.log(ops.length, summary.inputs.length, back.byteLength, ints.dims);
+  const doubles = new Tensor('float64', new Float64Array(1), [1]);
+  const halves = new Tensor('float16', new Uint16Array([0x3c00]), [1]);
+  const u64 = new Tensor('uint64', new BigUint64Array([1n]), [1]);
+  console.log(doubles.type, halves.size, u64.data);
   // @ts-expect-error: not a tensor type webnx has
-  new Tensor('float64', new Float64Array(1), [1]);
+  new Tensor('bfloat16', new Uint16Array(1), [1]);
   // @ts-expect-error: run takes Tensors, not typed arrays
   await (await InferenceSession.create(bytes)).run({ x: new Float32Array(1) });
   // @ts-expect-error: env.backend is read-only
