@@ -97,13 +97,23 @@ class GridSampleKernel final : public Kernel {
     return align_corners_ ? (g + 1.f) / 2.f * (s - 1.f) : ((g + 1.f) * s - 1.f) / 2.f;
   }
 
+  // A position as an integer without undefined behaviour: NaN, infinities and values past
+  // +-2^40 (a hostile grid; far outside any tensor) become +-2^40, which every tap treats as
+  // outside.
+  static int64_t ToIndex(float v) {
+    constexpr float kFar = 1099511627776.f;  // 2^40
+    if (!(v > -kFar)) return -static_cast<int64_t>(kFar);
+    if (v > kFar) return static_cast<int64_t>(kFar);
+    return static_cast<int64_t>(v);
+  }
+
   // Reflects x into [low, high] (as often as it takes), PyTorch's reflect_coordinates.
   static float Reflect(float x, float low, float high) {
     if (high <= low) return low;
     const float span = high - low;
     const float dist = std::fabs(x - low);
     const float extra = std::fmod(dist, span);
-    const int64_t flips = static_cast<int64_t>(std::floor(dist / span));
+    const int64_t flips = ToIndex(std::floor(dist / span));
     return flips % 2 == 0 ? low + extra : high - extra;
   }
 
@@ -133,14 +143,14 @@ class GridSampleKernel final : public Kernel {
     for (int d = 0; d < axes_; ++d) pos[d] = Pad(raw[d], size_[d]);
     int64_t idx[kMaxAxes];
     if (mode_ == Interpolation::kNearest) {
-      for (int d = 0; d < axes_; ++d) idx[d] = static_cast<int64_t>(std::nearbyint(pos[d]));
+      for (int d = 0; d < axes_; ++d) idx[d] = ToIndex(std::nearbyint(pos[d]));
       return At(plane, idx);
     }
     int64_t low[kMaxAxes];
     float frac[kMaxAxes];
     for (int d = 0; d < axes_; ++d) {
       const float f = std::floor(pos[d]);
-      low[d] = static_cast<int64_t>(f);
+      low[d] = ToIndex(f);
       frac[d] = pos[d] - f;
     }
     float sum = 0.f;
@@ -161,7 +171,7 @@ class GridSampleKernel final : public Kernel {
     int64_t idx[2] = {yi, xi};
     if (padding_ != Padding::kZeros) {
       for (int d = 0; d < 2; ++d)
-        idx[d] = static_cast<int64_t>(Pad(static_cast<float>(idx[d]), size_[d]));
+        idx[d] = ToIndex(Pad(static_cast<float>(idx[d]), size_[d]));
     }
     return At(plane, idx);
   }
@@ -180,7 +190,7 @@ class GridSampleKernel final : public Kernel {
     float wy[4], wx[4];
     CubicWeights(pos[0] - fy, wy);
     CubicWeights(pos[1] - fx, wx);
-    const int64_t y0 = static_cast<int64_t>(fy) - 1, x0 = static_cast<int64_t>(fx) - 1;
+    const int64_t y0 = ToIndex(fy) - 1, x0 = ToIndex(fx) - 1;
     float sum = 0.f;
     for (int i = 0; i < 4; ++i) {
       float row = 0.f;
