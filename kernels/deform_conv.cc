@@ -68,7 +68,8 @@ class DeformConvKernel final : public Kernel {
   // X[n, c] at (y, x), bilinear, zero outside.
   float Bilinear(const float* image, float y, float x) const {
     const int64_t h = axes_[0].in, w = axes_[1].in;
-    if (y <= -1.f || y >= h || x <= -1.f || x >= w) return 0.f;
+    // Written so that NaN (a hostile offset) is outside too.
+    if (!(y > -1.f && y < h && x > -1.f && x < w)) return 0.f;
     const int64_t y0 = static_cast<int64_t>(std::floor(y)),
                   x0 = static_cast<int64_t>(std::floor(x));
     const float fy = y - y0, fx = x - x0;
