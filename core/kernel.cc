@@ -57,8 +57,12 @@ Status PlanContext::ExpectDType(int i, std::initializer_list<DType> allowed) con
   if (!has_input(i)) {
     return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
   }
-  for (DType d : allowed)
-    if (dtype(i) == d) return Status::Ok();
+  for (DType d : allowed) {
+    if (dtype(i) == d) {
+      AcceptDType(i);
+      return Status::Ok();
+    }
+  }
   std::string names;
   for (DType d : allowed) names += std::string(names.empty() ? "" : " or ") + DTypeName(d);
   return Error(ErrorCode::kUnsupportedDtype, "input " + std::to_string(i) + " ('" +
@@ -74,7 +78,18 @@ Status PlanContext::ExpectAnyDType(int i) const {
     return Error(ErrorCode::kUnsupportedDtype,
                  "input " + std::to_string(i) + " ('" + node_.inputs[i] + "') has no dtype");
   }
+  AcceptDType(i);
   return Status::Ok();
+}
+
+void PlanContext::AcceptDType(int i) const {
+  if (i < 0 || i >= num_inputs()) return;
+  if (accepted_.size() < inputs_.size()) accepted_.resize(inputs_.size(), false);
+  accepted_[i] = true;
+}
+
+bool PlanContext::DTypeAccepted(int i) const {
+  return i >= 0 && static_cast<size_t>(i) < accepted_.size() && accepted_[i];
 }
 
 void PlanContext::set_graph(const ResolvedGraph* graph) {

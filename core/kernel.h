@@ -109,6 +109,11 @@ class PlanContext {
   Status ExpectDType(int i, std::initializer_list<DType> allowed) const;
   // The same for kernels that only move elements: any dtype.
   Status ExpectAnyDType(int i) const;
+  // Records that the kernel takes input i's dtype (ExpectDType and ExpectAnyDType do it). After
+  // Plan, an input of a dtype beyond float32, int32, int64 and bool that no check accepted is
+  // refused (PlanNode): a kernel written before webnx had that dtype never computes it silently.
+  void AcceptDType(int i) const;
+  bool DTypeAccepted(int i) const;
 
  private:
   const Node& node_;
@@ -118,6 +123,7 @@ class PlanContext {
   const SubgraphMap* subgraphs_ = nullptr;
   SessionLimits limits_;
   bool outputs_follow_data_ = false;
+  mutable std::vector<bool> accepted_;  // per input: its dtype checked by the kernel
   Attrs attrs_;
   std::vector<const PlannedValue*> inputs_;
   std::vector<PlannedValue> outputs_;

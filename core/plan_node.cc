@@ -14,6 +14,15 @@ Status PlanNode(const Node& node, int since_version, const ResolvedGraph* graph,
   ctx.set_graph(graph);
   WEBNX_RETURN_IF_ERROR((*kernel)->Plan(ctx));
   WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i) || ctx.DTypeAccepted(i)) continue;
+    const DType d = ctx.dtype(i);
+    if (d == DType::kFloat32 || d == DType::kInt32 || d == DType::kInt64 || d == DType::kBool)
+      continue;
+    return ctx.Error(ErrorCode::kUnsupportedDtype, "input " + std::to_string(i) + " ('" +
+                                                       node.inputs[i] + "') is " + DTypeName(d) +
+                                                       ", a dtype this op does not take in webnx");
+  }
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (ctx.has_output(i) && ctx.outputs()[i].dtype == DType::kUndefined) {
       return Status(ErrorCode::kUnsupportedOperator, node.Describe() + " does not produce output " +

@@ -8,9 +8,9 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
-#include "kernels/widening.h"
 #include "kernels/simd/activation.h"
 #include "kernels/unary_common.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -144,6 +144,7 @@ class ClipKernel final : public Kernel {
                                                          DTypeName(ctx.dtype(i)) +
                                                          " but the input is " + DTypeName(dtype_));
       }
+      ctx.AcceptDType(i);
       int64_t numel = 0;
       if (!ShapeNumel(ctx.shape(i), &numel) || numel != 1) {
         return ctx.Error(ErrorCode::kMalformedModel, std::string(i == 1 ? "min" : "max") +

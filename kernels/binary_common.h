@@ -33,7 +33,10 @@ inline Status ExpectTypeSet(const PlanContext& ctx, int i, TypeSet set) {
 }
 
 inline Status ExpectSameDType(const PlanContext& ctx, int i, int j) {
-  if (ctx.dtype(i) == ctx.dtype(j)) return Status::Ok();
+  if (ctx.dtype(i) == ctx.dtype(j)) {
+    if (ctx.DTypeAccepted(i)) ctx.AcceptDType(j);
+    return Status::Ok();
+  }
   return ctx.Error(ErrorCode::kMalformedModel, "inputs " + std::to_string(i) + " and " +
                                                    std::to_string(j) + " differ in dtype (" +
                                                    DTypeName(ctx.dtype(i)) + " vs " +

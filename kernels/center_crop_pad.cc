@@ -95,6 +95,15 @@ class CenterCropPadKernel final : public Kernel {
     counter_.assign(rank, 0);
     padded_ = false;
     in_start_ = out_start_ = 0;
+    int64_t x_numel = 0, out_numel = 0;
+    // An empty side copies nothing, and its other dims may be huge (the strides would overflow).
+    if (!ShapeNumel(x, &x_numel) || !ShapeNumel(out, &out_numel) || x_numel == 0 ||
+        out_numel == 0) {
+      padded_ = out_numel > 0;
+      row_bytes_ = 0;
+      rows_ = 0;
+      return;
+    }
     int64_t in_stride = static_cast<int64_t>(elem), out_stride = in_stride;
     for (size_t d = rank; d-- > 0;) {
       box_[d] = std::min(x[d], out[d]);

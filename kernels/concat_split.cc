@@ -56,6 +56,7 @@ class ConcatKernel final : public Kernel {
                          "input " + std::to_string(i) + " is " + DTypeName(ctx.dtype(i)) +
                              " but input 0 is " + DTypeName(ctx.dtype(0)));
       }
+      ctx.AcceptDType(static_cast<int>(i));
       bool compatible = s.size() == first.size();
       for (int64_t d = 0; compatible && d < rank; ++d) compatible = d == axis || s[d] == first[d];
       if (!compatible) {

@@ -170,8 +170,7 @@ class GridSampleKernel final : public Kernel {
   float CubicTap(const float* plane, int64_t yi, int64_t xi) const {
     int64_t idx[2] = {yi, xi};
     if (padding_ != Padding::kZeros) {
-      for (int d = 0; d < 2; ++d)
-        idx[d] = ToIndex(Pad(static_cast<float>(idx[d]), size_[d]));
+      for (int d = 0; d < 2; ++d) idx[d] = ToIndex(Pad(static_cast<float>(idx[d]), size_[d]));
     }
     return At(plane, idx);
   }

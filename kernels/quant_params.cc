@@ -19,6 +19,7 @@ Status PlanLayout(PlanContext& ctx, const Shape& data, int scale_input, int zp_i
                        std::string("the zero point is ") + DTypeName(ctx.dtype(zp_input)) +
                            "; webnx quantizes to int8, uint8, int16, uint16 and int32");
     }
+    ctx.AcceptDType(zp_input);
     if (ctx.shape(zp_input) != scale) {
       return ctx.Error(ErrorCode::kShapeMismatch,
                        "the zero point " + ShapeToString(ctx.shape(zp_input)) + " and the scale " +
@@ -70,6 +71,8 @@ Status CheckParam(const PlanContext& ctx, int input, int64_t count, const char* 
     return ctx.Error(ErrorCode::kMalformedModel, std::string(name) + " is " +
                                                      DTypeName(ctx.dtype(input)) +
                                                      ", not its operand's " + DTypeName(dtype));
+  } else {
+    ctx.AcceptDType(input);
   }
   const Shape& s = ctx.shape(input);
   const int64_t numel = nn::DimProduct(s, 0, s.size());

@@ -85,6 +85,7 @@ class DequantizeLinearKernel final : public Kernel {
                        std::string("input 0 is ") + DTypeName(ctx.dtype(0)) +
                            "; webnx dequantizes int8, uint8, int16, uint16 and int32");
     }
+    ctx.AcceptDType(0);
     WEBNX_RETURN_IF_ERROR(quant::PlanLayout(ctx, ctx.shape(0), 1, 2, &layout_));
     if (ctx.has_input(2) && ctx.dtype(2) != ctx.dtype(0)) {
       return ctx.Error(ErrorCode::kMalformedModel, "the zero point's dtype differs from x's");

@@ -50,6 +50,10 @@ class WideningKernel final : public Kernel {
     PlanContext wide = ctx.WithInputs(planned);
     Status s = inner_->Plan(wide);
     if (!s.ok()) return Explain(ctx, s);
+    // An input the inner kernel took (widened or as it is) is taken (core/plan_node.cc).
+    for (int i = 0; i < n; ++i) {
+      if (wide.DTypeAccepted(i)) ctx.AcceptDType(i);
+    }
     if (wide.outputs_follow_data()) {
       return ctx.Error(ErrorCode::kInternal, "a widened kernel cannot bound its outputs");
     }
