@@ -43,6 +43,7 @@ class PadKernel final : public Kernel {
         if (ctx.dtype(2) != ctx.dtype(0)) {
           return ctx.Error(ErrorCode::kMalformedModel, "constant_value must have the input dtype");
         }
+        ctx.AcceptDType(2);
         int64_t numel = 0;
         if (!ShapeNumel(ctx.shape(2), &numel) || numel != 1) {
           return ctx.Error(ErrorCode::kMalformedModel, "constant_value must be a scalar");

@@ -20,6 +20,7 @@ class TensorScatterKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
     if (ctx.dtype(1) != ctx.dtype(0))
       return ctx.Error(ErrorCode::kMalformedModel, "past_cache and update differ in dtype");
+    ctx.AcceptDType(1);  // as input 0's is, or not
     if (ctx.has_input(2)) WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(2, {DType::kInt64}));
     Attrs& attrs = ctx.attrs();
     const int64_t axis_attr = attrs.Int("axis", -2);
