@@ -79,7 +79,8 @@ void RegisterBitwiseKernels(OpRegistry& r) {
              MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kOr>>>);
   r.Register("", "BitwiseXor", {{18}, Inputs(2), Outputs(1)},
              MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kXor>>>);
-  r.Register("", "BitwiseNot", {{18}, Inputs(1), Outputs(1)}, MakeWidening<MakeKernel<BitwiseNotKernel>>);
+  r.Register("", "BitwiseNot", {{18}, Inputs(1), Outputs(1)},
+             MakeWidening<MakeKernel<BitwiseNotKernel>>);
 }
 
 }  // namespace webnx
