@@ -32,6 +32,11 @@ Status PlanLayout(PlanContext& ctx, const Shape& data, int scale_input, int zp_i
 // products: absent, one value, or `count` values (one per row, column or output channel).
 Status CheckParam(const PlanContext& ctx, int input, int64_t count, const char* name, DType dtype);
 
+// The index of value i of a parameter that holds one value (per tensor) or one per i.
+inline int64_t ParamIndex(const Tensor& param, int64_t i) {
+  return param.numel() == 1 ? 0 : i;
+}
+
 // Element i of a scale tensor (float32 or float16) as float.
 float ScaleAt(const Tensor& scale, int64_t i);
 // Element i of an integer tensor (a zero point or quantized data) as int32.

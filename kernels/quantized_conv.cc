@@ -71,7 +71,7 @@ class QuantizedConvKernel final : public Kernel {
     for (int64_t i = 0; i < w.numel(); ++i) {
       const int64_t oc = i / per_channel;
       ww[i] = quant::IntegerAt(w, i) -
-              (w_zp ? quant::IntegerAt(*w_zp, w_zp->numel() == 1 ? 0 : oc) : 0);
+              (w_zp ? quant::IntegerAt(*w_zp, quant::ParamIndex(*w_zp, oc)) : 0);
     }
     Tensor& y = ctx.output(0);
     const int64_t out_plane = axes_[0].out * axes_[1].out * axes_[2].out;
@@ -167,7 +167,7 @@ class QuantizedConvKernel final : public Kernel {
     }
     const Tensor& w_scale = ctx.input(in_.w_scale);
     const float multiplier = quant::ScaleAt(ctx.input(in_.x_scale), 0) *
-                             quant::ScaleAt(w_scale, w_scale.numel() == 1 ? 0 : oc) /
+                             quant::ScaleAt(w_scale, quant::ParamIndex(w_scale, oc)) /
                              quant::ScaleAt(ctx.input(in_.y_scale), 0);
     const int32_t bias = ctx.has_input(in_.bias) ? ctx.input(in_.bias).ptr<int32_t>()[oc] : 0;
     const int32_t zero_point = quant::IntegerAt(ctx.input(in_.y_zp), 0);

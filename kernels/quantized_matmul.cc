@@ -128,7 +128,6 @@ class QuantizedMatMulKernel final : public Kernel {
   static const Tensor* Param(const RunContext& ctx, int input) {
     return ctx.has_input(input) ? &ctx.input(input) : nullptr;
   }
-  static int64_t At(const Tensor* t, int64_t i) { return t->numel() == 1 ? 0 : i; }
 
   // Every matrix of `x` (rows x cols each) minus its zero point (per row, or per column).
   static void Widen(const Tensor& x, const Tensor* zp, int64_t rows, int64_t cols, bool per_row,
@@ -136,7 +135,7 @@ class QuantizedMatMulKernel final : public Kernel {
     const int64_t n = x.numel();
     for (int64_t i = 0; i < n; ++i) {
       const int64_t r = (i / cols) % rows, c = i % cols;
-      const int32_t z = zp ? quant::IntegerAt(*zp, At(zp, per_row ? r : c)) : 0;
+      const int32_t z = zp ? quant::IntegerAt(*zp, quant::ParamIndex(*zp, per_row ? r : c)) : 0;
       out[i] = quant::IntegerAt(x, i) - z;
     }
   }
@@ -152,11 +151,12 @@ class QuantizedMatMulKernel final : public Kernel {
     const Tensor& y_zp = ctx.input(ops_.y_zp);
     int32_t lo = 0, hi = 0;
     quant::QuantRange(y.dtype, &lo, &hi);
-    const float row_scale = quant::ScaleAt(a_scale, At(&a_scale, m));
-    const float out_scale = quant::ScaleAt(y_scale, At(&y_scale, m));
-    const int32_t zero_point = quant::IntegerAt(y_zp, At(&y_zp, m));
+    const float row_scale = quant::ScaleAt(a_scale, quant::ParamIndex(a_scale, m));
+    const float out_scale = quant::ScaleAt(y_scale, quant::ParamIndex(y_scale, m));
+    const int32_t zero_point = quant::IntegerAt(y_zp, quant::ParamIndex(y_zp, m));
     for (int64_t n = 0; n < n_; ++n) {
-      const float multiplier = row_scale * quant::ScaleAt(b_scale, At(&b_scale, n)) / out_scale;
+      const float multiplier =
+          row_scale * quant::ScaleAt(b_scale, quant::ParamIndex(b_scale, n)) / out_scale;
       quant::StoreQuantized(
           y, at + n,
           quant::Saturate(static_cast<float>(static_cast<int32_t>(acc[n])) * multiplier, zero_point,
