@@ -22,8 +22,9 @@
 
 namespace webnx {
 
-// A derived form of a float32 constant input, as a kernel describes it: `floats` long, written
-// by `derive` from the constant's values. When `granule` is set the form is made of granules of
+// A derived form of a constant input, as a kernel describes it: `floats` long, written by
+// `derive` from the constant's values (float32; a constant of another dtype, never replaced,
+// is read as its bytes). When `granule` is set the form is made of granules of
 // that many floats and may lie partly over the constant (ConstantCache::Prepare), written by
 // `derive_split`.
 struct ConstantForm {
@@ -62,7 +63,7 @@ class ConstantCache {
   // True when `constant` was replaced by a form: its raw values are gone.
   bool Replaced(const Tensor& constant) const;
 
-  // The form of `source` (a float32 constant): derived beside it on the first request when it
+  // The form of `source` (a constant): derived beside it on the first request when it
   // is one of the graph's initializers (others, computed by a plan, live only as long as it:
   // derived anew). InternalError when `source` was replaced by another form.
   Status Get(const Tensor& source, const ConstantForm& form, DerivedForm* out);

@@ -28,8 +28,8 @@ void PlanContext::SetOutput(int i, DType dtype, Shape shape) {
 Status PlanContext::Form(const ConstantForm& form, DerivedForm* out) const {
   const int i = form.input;
   const PlannedValue* in = has_input(i) ? inputs_[i] : nullptr;
-  if (!in || !in->is_constant() || in->dtype != DType::kFloat32) {
-    return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no float32 constant");
+  if (!in || !in->is_constant()) {
+    return Error(ErrorCode::kInternal, "input " + std::to_string(i) + " is no constant");
   }
   if (!constants_) return DeriveForm(*in->value, form, out);  // outside a session: no replacing
   return constants_->Get(in->initializer ? *in->initializer : *in->value, form, out);

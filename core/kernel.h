@@ -77,8 +77,9 @@ class PlanContext {
   bool is_constant(int i) const { return has_input(i) && inputs_[i]->is_constant(); }
   // The session's derived constants (none when planning outside a session).
   void set_constants(ConstantCache* constants) { constants_ = constants; }
-  // Constant float32 input form.input in `form`: made once per session and shared by its plans
-  // (ConstantCache), or the form that replaced it.
+  // Constant input form.input in `form`: made once per session and shared by its plans
+  // (ConstantCache), or the form that replaced it. Only float32 constants are ever replaced; a
+  // form of another dtype's constant reads its bytes through `from` (int8 weights).
   Status Form(const ConstantForm& form, DerivedForm* out) const;
   // The graph the node is in, as its session resolved it (null outside a session): its
   // threads, derived constants, subgraphs and limits.

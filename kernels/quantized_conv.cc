@@ -2,15 +2,18 @@
 // strides, dilations, pads, auto_pad), accumulated in int32. Padding contributes nothing, as if
 // padded with the input's zero point. The weights' zero point (and QLinearConv's weight scale)
 // is per tensor or per output channel; QLinearConv adds its int32 bias to each sum and
-// requantizes as QLinearMatMul does. A direct loop over the taps on operands widened to int32
-// once per run: the reference the int8 SIMD kernels still to come will be tested against.
+// requantizes as QLinearMatMul does. Each group is one product on the int8 SIMD GEMM
+// (kernels/simd/gemm_i8.h): the weights' rows packed once per session when constant, the
+// input unrolled over the taps into the GEMM's panels per run (kernels/simd/im2col_i8.h).
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "kernels/nn_common.h"
+#include "kernels/quant_gemm.h"
 #include "kernels/quant_params.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/im2col_i8.h"
 
 namespace webnx {
 namespace {
@@ -52,35 +55,60 @@ class QuantizedConvKernel final : public Kernel {
       out = ctx.dtype(in_.y_zp);
     }
     ctx.SetOutput(0, out, out_shape_);
+    const int64_t depth = ctx.shape(in_.w)[1] * taps_;  // K of each group's product
+    const quant::PackedOperand w_layout{false, 1, out_channels_, depth};
+    if (ctx.constant(in_.w) && (!ctx.has_input(in_.w_zp) || ctx.constant(in_.w_zp))) {
+      WEBNX_RETURN_IF_ERROR(quant::PackConstantOperand(ctx, in_.w, in_.w_zp, w_layout, &w_packed_));
+    } else {
+      w_packed_ = DerivedForm();
+      WEBNX_RETURN_IF_ERROR(
+          Tensor::AllocateUninitialized(DType::kInt16, {w_layout.PackedSize()}, &w_scratch_));
+    }
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-        DType::kInt32, {nn::DimProduct(ctx.shape(in_.x), 0, ctx.shape(in_.x).size())}, &x_wide_));
-    return Tensor::AllocateUninitialized(
-        DType::kInt32, {nn::DimProduct(ctx.shape(in_.w), 0, ctx.shape(in_.w).size())}, &w_wide_);
+        DType::kInt16, {simd::PanelsSize(depth, out_plane_)}, &panels_));
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+        DType::kUint8, {pointwise_ ? 0 : depth * out_plane_}, &columns_));
+    const int64_t group_out = out_channels_ / groups_;
+    return Tensor::AllocateUninitialized(DType::kInt32, {requantize_ ? group_out * out_plane_ : 0},
+                                         &sums_);
   }
 
   Status Run(RunContext& ctx) override {
     const Tensor& x = ctx.input(in_.x);
-    const Tensor& w = ctx.input(in_.w);
     const Tensor* x_zp = ctx.has_input(in_.x_zp) ? &ctx.input(in_.x_zp) : nullptr;
-    const Tensor* w_zp = ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr;
     const int32_t xz = x_zp ? quant::IntegerAt(*x_zp, 0) : 0;
-    int32_t* xw = x_wide_.ptr<int32_t>();
-    for (int64_t i = 0; i < x.numel(); ++i) xw[i] = quant::IntegerAt(x, i) - xz;
-    const int64_t per_channel = w.numel() / std::max<int64_t>(out_channels_, 1);
-    int32_t* ww = w_wide_.ptr<int32_t>();
-    for (int64_t i = 0; i < w.numel(); ++i) {
-      const int64_t oc = i / per_channel;
-      ww[i] = quant::IntegerAt(w, i) -
-              (w_zp ? quant::IntegerAt(*w_zp, quant::ParamIndex(*w_zp, oc)) : 0);
+    const int64_t group_in = in_channels_ / groups_, group_out = out_channels_ / groups_;
+    const int64_t depth = group_in * taps_, kp = simd::PairedDepth(depth);
+    const int16_t* w_rows = w_packed_.head.ptr<int16_t>();
+    if (!w_rows) {
+      std::vector<int32_t> zp_values;
+      const Tensor* w_zp = ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr;
+      const Tensor& w = ctx.input(in_.w);
+      simd::PackRowsI16(w.data, w.dtype, out_channels_, depth, depth,
+                        quant::ZeroPointsOf(w_zp, &zp_values), w_scratch_.ptr<int16_t>());
+      w_rows = w_scratch_.ptr<int16_t>();
     }
+    const int64_t in_plane = axes_[0].in * axes_[1].in * axes_[2].in;
     Tensor& y = ctx.output(0);
-    const int64_t out_plane = axes_[0].out * axes_[1].out * axes_[2].out;
     for (int64_t n = 0; n < batch_; ++n) {
-      for (int64_t oc = 0; oc < out_channels_; ++oc) {
-        const int64_t g = oc / (out_channels_ / groups_);
-        const int64_t at = (n * out_channels_ + oc) * out_plane;
-        ConvolveChannel(n, g, oc);
-        Store(ctx, y, at, out_plane, oc);
+      for (int64_t g = 0; g < groups_; ++g) {
+        const int64_t first_in = n * in_channels_ + g * group_in;
+        const uint8_t* group_x = static_cast<const uint8_t*>(x.data) + first_in * in_plane;
+        if (pointwise_) {  // the input planes are the columns operand's rows
+          simd::PackPanelsI16(group_x, x.dtype, group_in, out_plane_, in_plane, {nullptr, xz},
+                              panels_.ptr<int16_t>());
+        } else {
+          simd::Im2ColBytes(group_x, group_in, axes_.data(), static_cast<uint8_t>(xz),
+                            columns_.ptr<uint8_t>());
+          simd::PackPanelsI16(columns_.ptr<uint8_t>(), x.dtype, depth, out_plane_, out_plane_,
+                              {nullptr, xz}, panels_.ptr<int16_t>());
+        }
+        const int64_t first_out = n * out_channels_ + g * group_out;
+        int32_t* sums =
+            requantize_ ? sums_.ptr<int32_t>() : y.ptr<int32_t>() + first_out * out_plane_;
+        quant::RunGemmI16(ctx, group_out, depth, w_rows + g * group_out * kp,
+                          panels_.ptr<int16_t>(), out_plane_, sums, out_plane_);
+        if (requantize_) Requantize(ctx, y, first_out, g * group_out, group_out);
       }
     }
     return Status::Ok();
@@ -118,66 +146,30 @@ class QuantizedConvKernel final : public Kernel {
     out_shape_ = {batch_, out_channels_};
     for (const nn::WindowAxis& a : axes) out_shape_.push_back(a.out);
     WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, out_shape_, "the output"));
-    acc_.assign(axes_[0].out * axes_[1].out * axes_[2].out, 0);
+    out_plane_ = axes_[0].out * axes_[1].out * axes_[2].out;
+    taps_ = axes_[0].kernel * axes_[1].kernel * axes_[2].kernel;
+    pointwise_ = std::all_of(axes_.begin(), axes_.end(), [](const nn::WindowAxis& a) {
+      return a.kernel == 1 && a.stride == 1 && a.pad_begin == 0 && a.out == a.in;
+    });
     return Status::Ok();
   }
 
-  // The int32 sums of output channel oc of image n into acc_ (one output plane).
-  void ConvolveChannel(int64_t n, int64_t g, int64_t oc) {
-    const int64_t group_in = in_channels_ / groups_;
-    const nn::WindowAxis &ad = axes_[0], &ah = axes_[1], &aw = axes_[2];
-    const int64_t in_plane = ad.in * ah.in * aw.in, taps = ad.kernel * ah.kernel * aw.kernel;
-    std::fill(acc_.begin(), acc_.end(), 0u);
-    for (int64_t c = 0; c < group_in; ++c) {
-      const int32_t* xc = x_wide_.ptr<int32_t>() + (n * in_channels_ + g * group_in + c) * in_plane;
-      const int32_t* wc = w_wide_.ptr<int32_t>() + (oc * group_in + c) * taps;
-      int64_t o = 0;
-      for (int64_t od = 0; od < ad.out; ++od)
-        for (int64_t oh = 0; oh < ah.out; ++oh)
-          for (int64_t ow = 0; ow < aw.out; ++ow, ++o) acc_[o] += Dot(xc, wc, od, oh, ow);
-    }
-  }
-
-  // Sums wrap modulo 2^32 (unsigned arithmetic) as int32 accumulators do, without overflowing.
-  uint32_t Dot(const int32_t* xc, const int32_t* wc, int64_t od, int64_t oh, int64_t ow) const {
-    const nn::WindowAxis &ad = axes_[0], &ah = axes_[1], &aw = axes_[2];
-    int64_t d0, d1, h0, h1, w0, w1;
-    ad.ValidTaps(od, &d0, &d1);
-    ah.ValidTaps(oh, &h0, &h1);
-    aw.ValidTaps(ow, &w0, &w1);
-    uint32_t sum = 0;
-    for (int64_t kd = d0; kd < d1; ++kd) {
-      const int64_t id = ad.start(od) + kd * ad.dilation;
-      for (int64_t kh = h0; kh < h1; ++kh) {
-        const int64_t ih = ah.start(oh) + kh * ah.dilation;
-        const int32_t* xrow = xc + (id * ah.in + ih) * aw.in + aw.start(ow);
-        const int32_t* wrow = wc + (kd * ah.kernel + kh) * aw.kernel;
-        for (int64_t kw = w0; kw < w1; ++kw) {
-          sum += static_cast<uint32_t>(xrow[kw * aw.dilation]) * static_cast<uint32_t>(wrow[kw]);
-        }
-      }
-    }
-    return sum;
-  }
-
-  void Store(const RunContext& ctx, Tensor& y, int64_t at, int64_t count, int64_t oc) const {
-    if (!requantize_) {
-      for (int64_t i = 0; i < count; ++i) y.ptr<int32_t>()[at + i] = static_cast<int32_t>(acc_[i]);
-      return;
-    }
+  // A group's sums (sums_, `count` channels from oc0) requantized into y's channels from
+  // first_out: per channel, its bias and one multiplier.
+  void Requantize(const RunContext& ctx, Tensor& y, int64_t first_out, int64_t oc0,
+                  int64_t count) const {
     const Tensor& w_scale = ctx.input(in_.w_scale);
-    const float multiplier = quant::ScaleAt(ctx.input(in_.x_scale), 0) *
-                             quant::ScaleAt(w_scale, quant::ParamIndex(w_scale, oc)) /
-                             quant::ScaleAt(ctx.input(in_.y_scale), 0);
-    const int32_t bias = ctx.has_input(in_.bias) ? ctx.input(in_.bias).ptr<int32_t>()[oc] : 0;
+    const float x_scale = quant::ScaleAt(ctx.input(in_.x_scale), 0);
+    const float y_scale = quant::ScaleAt(ctx.input(in_.y_scale), 0);
     const int32_t zero_point = quant::IntegerAt(ctx.input(in_.y_zp), 0);
-    int32_t lo = 0, hi = 0;
-    quant::QuantRange(y.dtype, &lo, &hi);
     for (int64_t i = 0; i < count; ++i) {
-      const float v =
-          static_cast<float>(static_cast<int32_t>(acc_[i] + static_cast<uint32_t>(bias))) *
-          multiplier;
-      quant::StoreQuantized(y, at + i, quant::Saturate(v, zero_point, lo, hi));
+      const int64_t oc = oc0 + i;
+      const float multiplier =
+          x_scale * quant::ScaleAt(w_scale, quant::ParamIndex(w_scale, oc)) / y_scale;
+      const int32_t bias = ctx.has_input(in_.bias) ? ctx.input(in_.bias).ptr<int32_t>()[oc] : 0;
+      simd::RequantizeRow(sums_.ptr<int32_t>() + i * out_plane_, out_plane_, bias, &multiplier,
+                          true, zero_point, y.dtype,
+                          static_cast<uint8_t*>(y.data) + (first_out + i) * out_plane_);
     }
   }
 
@@ -186,8 +178,12 @@ class QuantizedConvKernel final : public Kernel {
   int64_t groups_ = 1, batch_ = 0, in_channels_ = 0, out_channels_ = 0;
   std::vector<nn::WindowAxis> axes_;  // (depth, height, width)
   Shape out_shape_;
-  Tensor x_wide_, w_wide_;     // operands minus their zero points, as int32
-  std::vector<uint32_t> acc_;  // one output plane's sums (wrapping), sized per plan
+  int64_t taps_ = 1, out_plane_ = 0;
+  DerivedForm w_packed_;       // the weights' int16 rows, packed once per session (constant w)
+  bool pointwise_ = false;     // 1x1 taps, stride 1, no padding: no unrolling needed
+  Tensor w_scratch_, panels_;  // the weights' rows packed per run otherwise; a group's panels
+  Tensor columns_;             // a group's input unrolled over the taps (8-bit)
+  Tensor sums_;                // QLinearConv: one group's int32 sums
 };
 
 }  // namespace

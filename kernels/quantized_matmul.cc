@@ -1,14 +1,15 @@
 // MatMulInteger and QLinearMatMul: numpy-broadcast batched products of int8/uint8 matrices,
 // with zero points per tensor, per row of A and per column of B, accumulated in int32.
 // QLinearMatMul requantizes each sum as onnxruntime does: sum * (a_scale * b_scale / y_scale)
-// in float32, rounded half to even, plus y's zero point, saturated. The operands are widened to
-// int32 (zero points subtracted) once per run, so the inner loop is a plain int32 multiply-add;
-// the int8 SIMD kernels that make quantized models faster than float32 are still to come.
+// in float32, rounded half to even, plus y's zero point, saturated. The products run on the
+// int8 SIMD GEMM (kernels/simd/gemm_i8.h): A's rows widened to int16 per run, B's panels packed
+// once per session when B and its zero points are constants.
 #include <string>
 #include <vector>
 
 #include "kernels/broadcast.h"
 #include "kernels/nn_common.h"
+#include "kernels/quant_gemm.h"
 #include "kernels/quant_params.h"
 #include "kernels/registrations.h"
 
@@ -49,29 +50,43 @@ class QuantizedMatMulKernel final : public Kernel {
       out = ctx.dtype(ops_.y_zp);
     }
     ctx.SetOutput(0, out, out_shape_);
-    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kInt32, {a_numel_}, &a_wide_));
-    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kInt32, {b_numel_}, &b_wide_));
-    return Tensor::AllocateUninitialized(DType::kInt32, {n_}, &row_);
+    const int64_t b_matrices = b_numel_ / std::max<int64_t>(k_ * n_, 1);
+    const quant::PackedOperand b_layout{true, b_matrices, k_, n_};
+    if (ctx.constant(ops_.b) && (!ctx.has_input(ops_.b_zp) || ctx.constant(ops_.b_zp))) {
+      WEBNX_RETURN_IF_ERROR(
+          quant::PackConstantOperand(ctx, ops_.b, ops_.b_zp, b_layout, &b_packed_));
+    } else {
+      b_packed_ = DerivedForm();
+      WEBNX_RETURN_IF_ERROR(
+          Tensor::AllocateUninitialized(DType::kInt16, {b_layout.PackedSize()}, &b_scratch_));
+    }
+    WEBNX_RETURN_IF_ERROR(
+        Tensor::AllocateUninitialized(DType::kInt16, {m_ * simd::PairedDepth(k_)}, &a_rows_));
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kFloat32, {n_}, &multipliers_));
+    return Tensor::AllocateUninitialized(DType::kInt32, {requantize_ ? m_ * n_ : 0}, &sums_);
   }
 
   Status Run(RunContext& ctx) override {
-    Widen(ctx.input(ops_.a), Param(ctx, ops_.a_zp), m_, k_, true, a_wide_.ptr<int32_t>());
-    Widen(ctx.input(ops_.b), Param(ctx, ops_.b_zp), k_, n_, false, b_wide_.ptr<int32_t>());
+    const Tensor& a = ctx.input(ops_.a);
+    const Tensor& b = ctx.input(ops_.b);
+    std::vector<int32_t> a_zp_values, b_zp_values;
+    const simd::ZeroPoints a_zp = quant::ZeroPointsOf(Param(ctx, ops_.a_zp), &a_zp_values);
+    const simd::ZeroPoints b_zp = quant::ZeroPointsOf(Param(ctx, ops_.b_zp), &b_zp_values);
     Tensor& y = ctx.output(0);
-    // Sums wrap modulo 2^32 (unsigned arithmetic) as int32 accumulators do, without overflowing.
-    uint32_t* acc = row_.ptr<uint32_t>();
+    const int64_t panels_size = simd::PanelsSize(k_, n_);
     for (int64_t batch = 0; batch < batches_; ++batch) {
-      const int32_t* a = a_wide_.ptr<int32_t>() + a_offsets_[batch] * m_ * k_;
-      const int32_t* b = b_wide_.ptr<int32_t>() + b_offsets_[batch] * k_ * n_;
-      for (int64_t m = 0; m < m_; ++m) {
-        for (int64_t n = 0; n < n_; ++n) acc[n] = 0;
-        for (int64_t k = 0; k < k_; ++k) {
-          const uint32_t av = static_cast<uint32_t>(a[m * k_ + k]);
-          const int32_t* brow = b + k * n_;
-          for (int64_t n = 0; n < n_; ++n) acc[n] += av * static_cast<uint32_t>(brow[n]);
-        }
-        Store(ctx, y, (batch * m_ + m) * n_, m, acc);
+      const int64_t a_at = a_offsets_[batch] * m_ * k_, b_at = b_offsets_[batch] * k_ * n_;
+      simd::PackRowsI16(static_cast<const uint8_t*>(a.data) + a_at, a.dtype, m_, k_, k_, a_zp,
+                        a_rows_.ptr<int16_t>());
+      const int16_t* panels = b_packed_.head.ptr<int16_t>() + b_offsets_[batch] * panels_size;
+      if (!b_packed_.head.data) {
+        simd::PackPanelsI16(static_cast<const uint8_t*>(b.data) + b_at, b.dtype, k_, n_, n_, b_zp,
+                            b_scratch_.ptr<int16_t>());
+        panels = b_scratch_.ptr<int16_t>();
       }
+      int32_t* sums = requantize_ ? sums_.ptr<int32_t>() : y.ptr<int32_t>() + batch * m_ * n_;
+      quant::RunGemmI16(ctx, m_, k_, a_rows_.ptr<int16_t>(), panels, n_, sums, n_);
+      if (requantize_) Requantize(ctx, y, batch);
     }
     return Status::Ok();
   }
@@ -129,38 +144,24 @@ class QuantizedMatMulKernel final : public Kernel {
     return ctx.has_input(input) ? &ctx.input(input) : nullptr;
   }
 
-  // Every matrix of `x` (rows x cols each) minus its zero point (per row, or per column).
-  static void Widen(const Tensor& x, const Tensor* zp, int64_t rows, int64_t cols, bool per_row,
-                    int32_t* out) {
-    const int64_t n = x.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t r = (i / cols) % rows, c = i % cols;
-      const int32_t z = zp ? quant::IntegerAt(*zp, quant::ParamIndex(*zp, per_row ? r : c)) : 0;
-      out[i] = quant::IntegerAt(x, i) - z;
-    }
-  }
-
-  void Store(const RunContext& ctx, Tensor& y, int64_t at, int64_t m, const uint32_t* acc) const {
-    if (!requantize_) {
-      for (int64_t n = 0; n < n_; ++n) y.ptr<int32_t>()[at + n] = static_cast<int32_t>(acc[n]);
-      return;
-    }
+  // One batch's sums (sums_) requantized into y: a multiplier per column (b_scale), row scales.
+  void Requantize(const RunContext& ctx, Tensor& y, int64_t batch) {
     const Tensor& a_scale = ctx.input(ops_.a_scale);
     const Tensor& b_scale = ctx.input(ops_.b_scale);
     const Tensor& y_scale = ctx.input(ops_.y_scale);
     const Tensor& y_zp = ctx.input(ops_.y_zp);
-    int32_t lo = 0, hi = 0;
-    quant::QuantRange(y.dtype, &lo, &hi);
-    const float row_scale = quant::ScaleAt(a_scale, quant::ParamIndex(a_scale, m));
-    const float out_scale = quant::ScaleAt(y_scale, quant::ParamIndex(y_scale, m));
-    const int32_t zero_point = quant::IntegerAt(y_zp, quant::ParamIndex(y_zp, m));
-    for (int64_t n = 0; n < n_; ++n) {
-      const float multiplier =
-          row_scale * quant::ScaleAt(b_scale, quant::ParamIndex(b_scale, n)) / out_scale;
-      quant::StoreQuantized(
-          y, at + n,
-          quant::Saturate(static_cast<float>(static_cast<int32_t>(acc[n])) * multiplier, zero_point,
-                          lo, hi));
+    float* multipliers = multipliers_.ptr<float>();
+    const size_t element = DTypeSize(y.dtype);
+    for (int64_t m = 0; m < m_; ++m) {
+      const float row_scale = quant::ScaleAt(a_scale, quant::ParamIndex(a_scale, m));
+      const float out_scale = quant::ScaleAt(y_scale, quant::ParamIndex(y_scale, m));
+      for (int64_t n = 0; n < n_; ++n) {
+        multipliers[n] =
+            row_scale * quant::ScaleAt(b_scale, quant::ParamIndex(b_scale, n)) / out_scale;
+      }
+      simd::RequantizeRow(sums_.ptr<int32_t>() + m * n_, n_, 0, multipliers, false,
+                          quant::IntegerAt(y_zp, quant::ParamIndex(y_zp, m)), y.dtype,
+                          static_cast<uint8_t*>(y.data) + ((batch * m_ + m) * n_) * element);
     }
   }
 
@@ -169,7 +170,9 @@ class QuantizedMatMulKernel final : public Kernel {
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 0, a_numel_ = 0, b_numel_ = 0;
   Shape out_shape_;
   std::vector<int64_t> a_offsets_, b_offsets_;  // per output batch, the operand's matrix
-  Tensor a_wide_, b_wide_, row_;                // int32 operands minus zero points; one row
+  Tensor a_rows_, b_scratch_;  // A's rows as int16 (per run); B's panels when not packed once
+  DerivedForm b_packed_;       // B's panels, packed once per session (constant B)
+  Tensor sums_, multipliers_;  // QLinearMatMul: one batch's int32 sums; a row's multipliers
 };
 
 }  // namespace

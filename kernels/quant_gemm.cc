@@ -1,0 +1,69 @@
+#include "kernels/quant_gemm.h"
+
+#include <algorithm>
+
+#include "kernels/quant_params.h"
+
+namespace webnx::quant {
+
+simd::ZeroPoints ZeroPointsOf(const Tensor* zero_point, std::vector<int32_t>* storage) {
+  simd::ZeroPoints zp;
+  if (!zero_point) return zp;
+  if (zero_point->numel() == 1) {
+    zp.all = IntegerAt(*zero_point, 0);
+    return zp;
+  }
+  storage->resize(zero_point->numel());
+  for (int64_t i = 0; i < zero_point->numel(); ++i) (*storage)[i] = IntegerAt(*zero_point, i);
+  zp.per_index = storage->data();
+  return zp;
+}
+
+int64_t PackedOperand::PackedSize() const {
+  return as_panels ? simd::PanelsSize(rows, cols) : rows * simd::PairedDepth(cols);
+}
+
+Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
+                           const PackedOperand& layout, DerivedForm* packed) {
+  const Tensor* zp_tensor = ctx.has_input(zp_input) ? ctx.constant(zp_input) : nullptr;
+  std::vector<int32_t> zp_values;
+  const simd::ZeroPoints zp = ZeroPointsOf(zp_tensor, &zp_values);
+  const DType dtype = ctx.dtype(input);
+  const int64_t matrix = layout.rows * layout.cols, size = layout.PackedSize();
+  ConstantForm form;
+  form.input = input;
+  // The form depends on the zero points too: their input's name keys it beside the layout.
+  form.kind = std::string(layout.as_panels ? "i16 panels" : "i16 rows") + " less " +
+              (ctx.has_input(zp_input) ? ctx.node().inputs[zp_input] : std::string("0"));
+  form.floats = static_cast<size_t>((layout.matrices * size * 2 + 3) / 4);
+  form.derive = [=](const float* from, float* to) {
+    const auto* src = reinterpret_cast<const uint8_t*>(from);
+    auto* dst = reinterpret_cast<int16_t*>(to);
+    for (int64_t m = 0; m < layout.matrices; ++m) {
+      simd::ZeroPoints zero_points = zp;
+      zero_points.per_index = zp_values.empty() ? nullptr : zp_values.data();
+      if (layout.as_panels) {
+        simd::PackPanelsI16(src + m * matrix, dtype, layout.rows, layout.cols, layout.cols,
+                            zero_points, dst + m * size);
+      } else {
+        simd::PackRowsI16(src + m * matrix, dtype, layout.rows, layout.cols, layout.cols,
+                          zero_points, dst + m * size);
+      }
+    }
+  };
+  return ctx.Form(form, packed);
+}
+
+void RunGemmI16(const RunContext& ctx, int64_t rows, int64_t k, const int16_t* packed_rows,
+                const int16_t* panels, int64_t n, int32_t* out, int64_t ldo) {
+  const int64_t kp = simd::PairedDepth(k), count = simd::ColumnPanels(n);
+  // Chunks of panels small enough that every thread gets several.
+  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, count / (4 * ctx.threads())));
+  const int64_t tasks = (count + chunk - 1) / chunk;
+  ctx.ParallelFor(tasks, [&](int64_t task, int) {
+    const int64_t begin = task * chunk, end = std::min(count, begin + chunk);
+    simd::GemmI16(rows, kp, packed_rows, panels, begin, end, n, out, ldo);
+  });
+}
+
+}  // namespace webnx::quant

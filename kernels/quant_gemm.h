@@ -1,0 +1,35 @@
+// What the integer convolutions and products share around the int8 SIMD GEMM
+// (kernels/simd/gemm_i8.h): zero points as it takes them, constant operands packed once per
+// session, and the product run on the context's threads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/kernel.h"
+#include "kernels/simd/gemm_i8.h"
+
+namespace webnx::quant {
+
+// A zero-point tensor (absent, one value, or one per row or column) as the GEMM reads it;
+// per-index values are widened into `storage`.
+simd::ZeroPoints ZeroPointsOf(const Tensor* zero_point, std::vector<int32_t>* storage);
+
+// How a constant 8-bit operand is packed: `matrices` matrices of rows x cols, as int16 rows
+// (PackRowsI16, zero point per row) or panels (PackPanelsI16, zero point per column).
+struct PackedOperand {
+  bool as_panels = false;
+  int64_t matrices = 1, rows = 0, cols = 0;
+  int64_t PackedSize() const;  // int16 elements of one matrix
+};
+
+// Input `input` (a constant) minus the constant zero points of input `zp_input` (may be absent),
+// packed once per session through the constant cache; its int16 values in *packed.
+Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
+                           const PackedOperand& layout, DerivedForm* packed);
+
+// out = rows x panels (simd::GemmI16) for every column < n, the panels split among threads.
+void RunGemmI16(const RunContext& ctx, int64_t rows, int64_t k, const int16_t* packed_rows,
+                const int16_t* panels, int64_t n, int32_t* out, int64_t ldo);
+
+}  // namespace webnx::quant

@@ -1,0 +1,220 @@
+// The int8 SIMD GEMM (kernels/simd/gemm_i8.h) against its scalar reference and a direct loop
+// over the 8-bit operands, on odd shapes; its requantization against quant::Saturate; and the
+// integer convolutions and products built on it against direct loops (constant and per-run
+// operands, groups, strides, dilations, pads, batch broadcast, 1 and 2 threads).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/quant_params.h"
+#include "kernels/simd/gemm_i8.h"
+#include "tests/unit/op_runner.h"
+
+namespace webnx::testing {
+namespace {
+
+std::vector<uint8_t> RandomBytes(std::mt19937& rng, size_t n) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) b = static_cast<uint8_t>(byte(rng));
+  return v;
+}
+
+int32_t Value(const uint8_t* p, DType dtype) {
+  return dtype == DType::kInt8 ? static_cast<int8_t>(*p) : *p;
+}
+
+std::vector<int32_t> ZeroPointValues(std::mt19937& rng, DType dtype, size_t n) {
+  std::vector<int32_t> zp(n);
+  for (auto& z : zp) z = Value(RandomBytes(rng, 1).data(), dtype);
+  return zp;
+}
+
+TEST(GemmI8, MatchesReferenceAndDirectLoopOnOddShapes) {
+  std::mt19937 rng(7);
+  for (DType a_type : {DType::kUint8, DType::kInt8}) {
+    for (DType b_type : {DType::kUint8, DType::kInt8}) {
+      for (int64_t m : {1, 3, 4, 5, 9}) {
+        for (int64_t k : {1, 2, 7, 16, 37, 1100}) {
+          for (int64_t n : {1, 7, 8, 9, 19}) {
+            const auto a = RandomBytes(rng, m * k), b = RandomBytes(rng, k * n);
+            const auto a_zp = ZeroPointValues(rng, a_type, m),
+                       b_zp = ZeroPointValues(rng, b_type, n);
+            const int64_t kp = simd::PairedDepth(k);
+            std::vector<int16_t> rows(m * kp), panels(simd::PanelsSize(k, n));
+            simd::PackRowsI16(a.data(), a_type, m, k, k, {a_zp.data(), 0}, rows.data());
+            simd::PackPanelsI16(b.data(), b_type, k, n, n, {b_zp.data(), 0}, panels.data());
+            std::vector<int32_t> got(m * n, -1), reference(m * n, -2), direct(m * n);
+            const int64_t count = simd::ColumnPanels(n);
+            simd::GemmI16(m, kp, rows.data(), panels.data(), 0, count, n, got.data(), n);
+            simd::GemmI16Reference(m, kp, rows.data(), panels.data(), 0, count, n, reference.data(),
+                                   n);
+            for (int64_t r = 0; r < m; ++r) {
+              for (int64_t c = 0; c < n; ++c) {
+                int32_t sum = 0;
+                for (int64_t i = 0; i < k; ++i) {
+                  sum += (Value(&a[r * k + i], a_type) - a_zp[r]) *
+                         (Value(&b[i * n + c], b_type) - b_zp[c]);
+                }
+                direct[r * n + c] = sum;
+              }
+            }
+            ASSERT_EQ(got, reference) << m << "x" << k << "x" << n;
+            ASSERT_EQ(got, direct) << m << "x" << k << "x" << n;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmI8, RequantizeRowMatchesSaturate) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int32_t> sums(-3000000, 3000000);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (DType dtype : {DType::kUint8, DType::kInt8}) {
+    for (int64_t n : {1, 15, 16, 17, 40}) {
+      std::vector<int32_t> acc(n);
+      std::vector<float> mult(n);
+      for (int64_t i = 0; i < n; ++i) {
+        acc[i] = i % 7 == 3 ? std::numeric_limits<int32_t>::max() : sums(rng);
+        mult[i] = i % 5 == 1 ? 0.5f : 1e-4f * (1 + i);  // 0.5: ties to even
+        if (i == 13) mult[i] = nan;
+        if (i == 14) mult[i] = inf;
+        if (i % 5 == 1) acc[i] = 2 * i + 1;
+      }
+      const int32_t zp = dtype == DType::kInt8 ? -3 : 131, bias = 5;
+      int32_t lo = 0, hi = 0;
+      quant::QuantRange(dtype, &lo, &hi);
+      std::vector<uint8_t> got(n);
+      simd::RequantizeRow(acc.data(), n, bias, mult.data(), false, zp, dtype, got.data());
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(acc[i]) +
+                                                                static_cast<uint32_t>(bias))) *
+                        mult[i];
+        EXPECT_EQ(static_cast<uint8_t>(quant::Saturate(v, zp, lo, hi)), got[i]) << i;
+      }
+    }
+  }
+}
+
+// A direct ConvInteger (2-D, NCHW) over widened operands.
+std::vector<int32_t> DirectConv(const std::vector<uint8_t>& x, DType x_type, int32_t xz,
+                                const std::vector<uint8_t>& w, DType w_type,
+                                const std::vector<int32_t>& wz, const Shape& xs, const Shape& ws,
+                                int64_t group, int64_t stride, int64_t pad, int64_t dil,
+                                Shape* ys) {
+  const int64_t n = xs[0], c = xs[1], h = xs[2], wd = xs[3], m = ws[0], kh = ws[2], kw = ws[3];
+  const int64_t oh = (h + 2 * pad - (kh - 1) * dil - 1) / stride + 1;
+  const int64_t ow = (wd + 2 * pad - (kw - 1) * dil - 1) / stride + 1;
+  *ys = {n, m, oh, ow};
+  std::vector<int32_t> y(n * m * oh * ow, 0);
+  const int64_t cg = c / group, mg = m / group;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          int32_t sum = 0;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t u = 0; u < kh; ++u)
+              for (int64_t v = 0; v < kw; ++v) {
+                const int64_t ih = i * stride - pad + u * dil, iw = j * stride - pad + v * dil;
+                if (ih < 0 || ih >= h || iw < 0 || iw >= wd) continue;
+                const int64_t ch = (o / mg) * cg + ci;
+                sum += (Value(&x[((b * c + ch) * h + ih) * wd + iw], x_type) - xz) *
+                       (Value(&w[((o * cg + ci) * kh + u) * kw + v], w_type) - wz[o]);
+              }
+          y[((b * m + o) * oh + i) * ow + j] = sum;
+        }
+  return y;
+}
+
+Tensor Bytes(DType dtype, const Shape& shape, const std::vector<uint8_t>& values) {
+  Tensor t;
+  EXPECT_TRUE(Tensor::Allocate(dtype, shape, &t).ok());
+  std::memcpy(t.data, values.data(), values.size());
+  return t;
+}
+
+TEST(GemmI8, ConvIntegerMatchesDirectConvolution) {
+  std::mt19937 rng(3);
+  struct Case {
+    Shape x, w;
+    int64_t group, stride, pad, dil;
+  };
+  const Case cases[] = {{{1, 3, 7, 9}, {5, 3, 3, 3}, 1, 1, 1, 1},
+                        {{2, 4, 6, 5}, {6, 2, 2, 3}, 2, 2, 0, 1},
+                        {{1, 6, 9, 8}, {6, 1, 3, 3}, 6, 1, 1, 2},
+                        {{1, 5, 4, 4}, {3, 5, 1, 1}, 1, 1, 0, 1}};
+  for (const Case& c : cases) {
+    for (bool constant_w : {true, false}) {
+      for (int threads : {1, 2}) {
+        const DType x_type = DType::kUint8, w_type = constant_w ? DType::kInt8 : DType::kUint8;
+        const auto x = RandomBytes(rng, c.x[0] * c.x[1] * c.x[2] * c.x[3]);
+        const auto w = RandomBytes(rng, c.w[0] * c.w[1] * c.w[2] * c.w[3]);
+        const auto wz = ZeroPointValues(rng, w_type, c.w[0]);
+        std::vector<uint8_t> wz_bytes(wz.begin(), wz.end());
+        const int32_t xz = 77;
+        Shape ys;
+        const auto want = DirectConv(x, x_type, xz, w, w_type, wz, c.x, c.w, c.group, c.stride,
+                                     c.pad, c.dil, &ys);
+        std::vector<Tensor> out;
+        const std::map<std::string, Attribute> attrs = {
+            {"group", IntAttr(c.group)},
+            {"strides", IntsAttr({c.stride, c.stride})},
+            {"pads", IntsAttr({c.pad, c.pad, c.pad, c.pad})},
+            {"dilations", IntsAttr({c.dil, c.dil})}};
+        const Status s = RunOp("ConvInteger", 10,
+                               {{Bytes(x_type, c.x, x)},
+                                {Bytes(w_type, c.w, w), constant_w},
+                                {Bytes(x_type, {}, {static_cast<uint8_t>(xz)}), true},
+                                {Bytes(w_type, {c.w[0]}, wz_bytes), constant_w}},
+                               attrs, 1, &out, threads);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        ASSERT_EQ(out[0].shape, ys);
+        EXPECT_EQ(std::vector<int32_t>(out[0].ptr<int32_t>(), out[0].ptr<int32_t>() + want.size()),
+                  want);
+      }
+    }
+  }
+}
+
+TEST(GemmI8, MatMulIntegerBroadcastsBatches) {
+  std::mt19937 rng(5);
+  const Shape a_shape = {2, 1, 3, 7}, b_shape = {3, 7, 10};
+  for (bool constant_b : {true, false}) {
+    const auto a = RandomBytes(rng, 2 * 3 * 7), b = RandomBytes(rng, 3 * 7 * 10);
+    const auto bz = ZeroPointValues(rng, DType::kInt8, 10);
+    std::vector<uint8_t> bz_bytes(bz.begin(), bz.end());
+    std::vector<Tensor> out;
+    const Status s = RunOp("MatMulInteger", 10,
+                           {{Bytes(DType::kUint8, a_shape, a)},
+                            {Bytes(DType::kInt8, b_shape, b), constant_b},
+                            {Bytes(DType::kUint8, {3}, {1, 200, 3})},
+                            {Bytes(DType::kInt8, {10}, bz_bytes), constant_b}},
+                           {}, 1, &out, 2);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(out[0].shape, (Shape{2, 3, 3, 10}));
+    const int32_t az[] = {1, 200, 3};
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t r = 0; r < 3; ++r)
+          for (int64_t c = 0; c < 10; ++c) {
+            int32_t sum = 0;
+            for (int64_t k = 0; k < 7; ++k) {
+              sum += (a[(i * 3 + r) * 7 + k] - az[r]) *
+                     (Value(&b[(j * 7 + k) * 10 + c], DType::kInt8) - bz[c]);
+            }
+            ASSERT_EQ(out[0].ptr<int32_t>()[((i * 3 + j) * 3 + r) * 10 + c], sum);
+          }
+  }
+}
+
+}  // namespace
+}  // namespace webnx::testing
