@@ -49,10 +49,10 @@ Status CheckNode(const Node& node, size_t index, const SessionLimits& limits) {
 
 // Longest chain of nodes from any source to any node.
 int64_t GraphDepth(const Graph& graph) {
-  std::unordered_map<std::string, int64_t> depth_of;
-  int64_t deepest = 0;
+  std::unordered_map<std::string, int> depth_of;  // <string, int>: no hash table of its own
+  int deepest = 0;
   for (const Node& node : graph.nodes) {
-    int64_t depth = 0;
+    int depth = 0;
     for (const auto& in : node.inputs) {
       auto it = depth_of.find(in);
       if (it != depth_of.end()) depth = std::max(depth, it->second);

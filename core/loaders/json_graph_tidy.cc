@@ -2,7 +2,6 @@
 
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace webnx {
 namespace jsonl {
@@ -32,7 +31,8 @@ bool Cancels(const std::vector<int64_t>& first, const std::vector<int64_t>& seco
 void CancelTransposePairs(Graph* graph) {
   std::set<std::string> graph_outputs;
   for (const auto& o : graph->outputs) graph_outputs.insert(o.name);
-  std::unordered_map<std::string, size_t> producer;
+  // <string, int> maps and no unordered_set: one hash-table instantiation the .wasm already has.
+  std::unordered_map<std::string, int> producer;
   std::unordered_map<std::string, std::string> alias;  // value -> the value it equals
   auto resolve = [&](const std::string& name) {
     auto it = alias.find(name);
@@ -42,7 +42,7 @@ void CancelTransposePairs(Graph* graph) {
   for (size_t n = 0; n < graph->nodes.size(); ++n) {
     Node& node = graph->nodes[n];
     for (auto& in : node.inputs) in = resolve(in);
-    for (const auto& out : node.outputs) producer[out] = n;
+    for (const auto& out : node.outputs) producer[out] = static_cast<int>(n);
     const std::vector<int64_t>* second = PermOf(node);
     if (!second) continue;
     auto p = producer.find(node.inputs[0]);
@@ -62,8 +62,8 @@ void CancelTransposePairs(Graph* graph) {
 }
 
 void DropDeadNodes(Graph* graph) {
-  std::unordered_set<std::string> live;
-  for (const auto& o : graph->outputs) live.insert(o.name);
+  std::unordered_map<std::string, int> live;  // as a set (see producer above)
+  for (const auto& o : graph->outputs) live[o.name] = 1;
   std::vector<bool> keep(graph->nodes.size(), false);
   for (size_t n = graph->nodes.size(); n-- > 0;) {
     const Node& node = graph->nodes[n];
@@ -71,7 +71,7 @@ void DropDeadNodes(Graph* graph) {
       if (!out.empty() && live.count(out)) keep[n] = true;
     }
     if (!keep[n]) continue;
-    for (const auto& in : node.inputs) live.insert(in);
+    for (const auto& in : node.inputs) live[in] = 1;
   }
   std::vector<Node> kept;
   kept.reserve(graph->nodes.size());

@@ -190,7 +190,7 @@ Status ReadMetadata(const Json& model, Graph* graph) {
       graph->metadata[k] = value->get_ref<const std::string&>();
     } else {
       // Some exporters store JSON values (layer_sizes: [4, 3]); keep them as JSON text.
-      graph->metadata[k] = value->dump(-1, ' ', false, Json::error_handler_t::replace);
+      graph->metadata[k] = JsonText(*value);
     }
   }
   return Status::Ok();

@@ -149,13 +149,73 @@ Status ReadInt(const Json& v, const std::string& pointer, int64_t* out) {
   return MalformedAt(pointer, "expected an integer, got " + KindOf(v));
 }
 
+namespace {
+
+std::string NumberText(double d) {
+  if (!std::isfinite(d)) return "null";  // as dump() writes them
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.15g", d);
+  if (std::strtod(text, nullptr) != d) std::snprintf(text, sizeof(text), "%.17g", d);
+  return text;
+}
+
+void AppendQuoted(const std::string& s, std::string* out) {
+  static const char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (u < 0x20) {
+      *out += "\\u00";
+      out->push_back(kHex[u >> 4]);
+      out->push_back(kHex[u & 15]);
+    } else {
+      out->push_back(c);
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendJson(const Json& v, std::string* out) {
+  if (v.is_string()) return AppendQuoted(v.get_ref<const std::string&>(), out);
+  if (v.is_boolean()) return void(*out += v.get<bool>() ? "true" : "false");
+  if (const auto* i = v.get_ptr<const Json::number_integer_t*>())
+    return void(*out += std::to_string(*i));
+  if (const auto* u = v.get_ptr<const Json::number_unsigned_t*>())
+    return void(*out += std::to_string(*u));
+  if (const auto* d = v.get_ptr<const Json::number_float_t*>()) return void(*out += NumberText(*d));
+  if (v.is_array() || v.is_object()) {
+    out->push_back(v.is_array() ? '[' : '{');
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it, first = false) {
+      if (!first) out->push_back(',');
+      if (v.is_object()) {
+        AppendQuoted(it.key(), out);
+        out->push_back(':');
+      }
+      AppendJson(it.value(), out);
+    }
+    out->push_back(v.is_array() ? ']' : '}');
+    return;
+  }
+  *out += "null";
+}
+
+}  // namespace
+
+std::string JsonText(const Json& v) {
+  std::string out;
+  AppendJson(v, &out);
+  return out;
+}
+
 Status ReadFloat(const Json& v, const std::string& pointer, float* out) {
   double d = 0;
   if (!AsDouble(v, &d)) return MalformedAt(pointer, "expected a number, got " + KindOf(v));
   if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max())) {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%g", d);
-    return MalformedAt(pointer, std::string("the number ") + text + " does not fit in float32");
+    return MalformedAt(pointer, "the number " + NumberText(d) + " does not fit in float32");
   }
   *out = static_cast<float>(d);
   return Status::Ok();

@@ -15,6 +15,11 @@ namespace jsonl {
 
 using Json = nlohmann::json;
 
+// A value as compact JSON text (metadata given as JSON values): nlohmann's dump() without its
+// serializer and shortest-float printer (6 KB of the .wasm). Floats are written with the fewest
+// of 15 or 17 significant digits that read back exactly; string bytes are kept, escaped.
+std::string JsonText(const Json& v);
+
 // "a string", "an array", ... for messages.
 std::string KindOf(const Json& v);
 

@@ -52,8 +52,7 @@ Status ReadMetadata(const Json& doc, Graph* graph) {
   WEBNX_RETURN_IF_ERROR(ExpectObject(*meta, "/metadata"));
   for (auto it = meta->begin(); it != meta->end(); ++it) {
     graph->metadata[it.key()] =
-        it.value().is_string() ? it.value().get_ref<const std::string&>()
-                               : it.value().dump(-1, ' ', false, Json::error_handler_t::replace);
+        it.value().is_string() ? it.value().get_ref<const std::string&>() : JsonText(it.value());
   }
   return Status::Ok();
 }

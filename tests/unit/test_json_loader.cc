@@ -405,6 +405,22 @@ TEST(JsonOnnxDialect, MetadataValuesThatAreNotStringsAreKeptAsJson) {
   EXPECT_EQ(g.metadata.at("layer_sizes"), "[4,3]");
 }
 
+TEST(JsonOnnxDialect, MetadataJsonTextKeepsNumbersStringsAndNesting) {
+  json value = {{"a", {1, -2.5, 0.1, 1e300, 123456789012345678LL, true, nullptr, "q\"\\\n"}},
+                {"b", {{"c", -3}}}};
+  json doc = {{"metadata_props", {{{"key", "k"}, {"value", value}}}},
+              {"graph",
+               {{"initializer", {{{"name", "c"}, {"data_type", 1}, {"float_data", {1}}}}},
+                {"output", {{{"name", "c"}}}}}}};
+  Graph g;
+  ASSERT_TRUE(Load(doc, &g).ok());
+  const std::string text = g.metadata.at("k");
+  EXPECT_EQ(text,
+            "{\"a\":[1,-2.5,0.1,1e+300,123456789012345678,true,null,\"q\\\"\\\\\\u000a\"],"
+            "\"b\":{\"c\":-3}}");
+  EXPECT_EQ(json::parse(text), value);  // reads back as the same value
+}
+
 // --- webnx-graph: ONNX ops ---------------------------------------------------------------------
 
 TEST(JsonWebnxGraph, OnnxOpsPassThroughWithTypedAttributes) {
