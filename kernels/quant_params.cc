@@ -6,6 +6,7 @@
 #include "core/float16.h"
 #include "kernels/indexing_common.h"
 #include "kernels/nn_common.h"
+#include "kernels/simd/quantize_u8.h"
 
 namespace webnx::quant {
 
@@ -149,6 +150,14 @@ int32_t Saturate(float v, int32_t zero_point, int32_t lo, int32_t hi) {
   if (q <= lo) return lo;
   if (q >= hi) return hi;
   return static_cast<int32_t>(q);
+}
+
+void DynamicParams(const float* x, int64_t n, float* scale, int32_t* zero_point) {
+  float lo = 0.f, hi = 0.f;
+  simd::RangeWithZero(x, n, &lo, &hi);
+  // An all-zero input has no range: scale 1 keeps the division defined (onnxruntime's choice).
+  *scale = hi == lo ? 1.f : (hi - lo) / 255.f;
+  *zero_point = Saturate(0.f - lo / *scale, 0, 0, 255);
 }
 
 }  // namespace webnx::quant

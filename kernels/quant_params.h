@@ -47,6 +47,8 @@ bool IsQuantizedDType(DType dtype);
 void QuantRange(DType dtype, int32_t* lo, int32_t* hi);
 // Writes value (already in range) as element i of a quantized tensor.
 void StoreQuantized(Tensor& t, int64_t i, int32_t value);
+// DynamicQuantizeLinear's scale and zero point for x[0, n): its range (holding 0) over 255.
+void DynamicParams(const float* x, int64_t n, float* scale, int32_t* zero_point);
 // round-half-to-even(v) + zero_point, saturated to [lo, hi].
 int32_t Saturate(float v, int32_t zero_point, int32_t lo, int32_t hi);
 

@@ -8,6 +8,7 @@
 #include "core/float16.h"
 #include "kernels/quant_params.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/quantize_u8.h"
 
 namespace webnx {
 namespace {
@@ -131,20 +132,10 @@ class DynamicQuantizeLinearKernel final : public Kernel {
 
   Status Run(RunContext& ctx) override {
     const Tensor& x = ctx.input(0);
-    const float* in = x.ptr<float>();
-    const int64_t n = x.numel();
-    float lo = 0, hi = 0;  // the range always holds 0
-    for (int64_t i = 0; i < n; ++i) {
-      lo = std::min(lo, in[i]);
-      hi = std::max(hi, in[i]);
-    }
-    // An all-zero input has no range: scale 1 keeps the division defined (onnxruntime's choice).
-    const float scale = hi == lo ? 1.f : (hi - lo) / 255.f;
-    const int32_t zero_point = quant::Saturate(0.f - lo / scale, 0, 0, 255);
-    uint8_t* y = ctx.output(0).ptr<uint8_t>();
-    for (int64_t i = 0; i < n; ++i) {
-      y[i] = static_cast<uint8_t>(quant::Saturate(in[i] / scale, zero_point, 0, 255));
-    }
+    float scale = 1.f;
+    int32_t zero_point = 0;
+    quant::DynamicParams(x.ptr<float>(), x.numel(), &scale, &zero_point);
+    simd::QuantizeU8(x.ptr<float>(), x.numel(), scale, zero_point, ctx.output(0).ptr<uint8_t>());
     if (ctx.has_output(1)) ctx.output(1).ptr<float>()[0] = scale;
     if (ctx.has_output(2)) ctx.output(2).ptr<uint8_t>()[0] = static_cast<uint8_t>(zero_point);
     return Status::Ok();
