@@ -16,6 +16,9 @@
 
 namespace webnx {
 
+class FusionContext;  // core/passes/fuse_chains.h
+struct FusedNode;
+
 // What the planner knows about a value when a plan is made.
 struct PlannedValue {
   DType dtype = DType::kUndefined;
@@ -197,6 +200,9 @@ class Kernel {
   virtual bool AbsorbsChannelAffine(FormContext& ctx, AffineAbsorber* absorber) const {
     return false;
   }
+  // Load-time fusion (core/passes/fuse_chains.h): true when the node and nodes around it form
+  // a chain the kernel's family runs as one node, described in *fused.
+  virtual bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const { return false; }
   // Layout passes: how the node is elementwise (ElementwiseKind), and whether it is a transpose
   // of input 0 (filling the permutation: output dim i is input dim perm[i]).
   virtual ElementwiseKind Elementwise() const { return ElementwiseKind::kNone; }

@@ -9,6 +9,7 @@
 #include "core/loaders/onnx_loader.h"
 #include "core/passes/fold_channel_affine.h"
 #include "core/passes/fold_transposes.h"
+#include "core/passes/fuse_chains.h"
 #include "core/resolve.h"
 #include "core/subgraph.h"
 
@@ -64,6 +65,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   WEBNX_RETURN_IF_ERROR(FoldConstantNodes(&rg));
   WEBNX_RETURN_IF_ERROR(FoldTransposes(&rg, OpRegistry::Default()));
   FoldChannelAffines(&rg, OpRegistry::Default());
+  FuseChains(&rg, OpRegistry::Default());
   WEBNX_RETURN_IF_ERROR(ResolveSubgraphs(&rg));
   WEBNX_RETURN_IF_ERROR(PrepareGraphConstants(rg, &session->constants_));
   session->stats_.packed_weight_bytes = session->constants_.derived_bytes();

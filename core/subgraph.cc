@@ -7,6 +7,7 @@
 #include "core/op_registry.h"
 #include "core/passes/fold_channel_affine.h"
 #include "core/passes/fold_transposes.h"
+#include "core/passes/fuse_chains.h"
 #include "core/resolve.h"
 
 namespace webnx {
@@ -40,6 +41,7 @@ Status PrepareSubgraph(const ResolvedGraph& parent, const Node& node, const Grap
   WEBNX_RETURN_IF_ERROR(FoldConstantNodes(&rg));
   WEBNX_RETURN_IF_ERROR(FoldTransposes(&rg, registry));
   FoldChannelAffines(&rg, registry);
+  FuseChains(&rg, registry);
   WEBNX_RETURN_IF_ERROR(ResolveSubgraphs(&rg));
   WEBNX_RETURN_IF_ERROR(PrepareGraphConstants(rg, &sub->constants));
   rg.constants = &sub->constants;

@@ -10,10 +10,13 @@
 #include <vector>
 
 #include "kernels/nn_common.h"
+#include "kernels/quant_fusion.h"
 #include "kernels/quant_gemm.h"
 #include "kernels/quant_params.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/dwconv_i8.h"
 #include "kernels/simd/im2col_i8.h"
+#include "kernels/simd/quantize_u8.h"
 
 namespace webnx {
 namespace {
@@ -23,38 +26,127 @@ struct ConvInputs {
   int x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1, bias = -1;
 };
 
+// ConvInteger (int32 sums), QLinearConv (requantized), or com.webnx DynamicQuantizeConv: the
+// dynamically quantized chain (kernels/quant_fusion.h) of x (float32), W, W_scale, W_zp, bias,
+// in float32 with a residual sum and a clamp in its epilogue.
+enum class ConvMode { kInteger, kRequantize, kDynamic };
+
 class QuantizedConvKernel final : public Kernel {
  public:
-  explicit QuantizedConvKernel(bool requantize) : requantize_(requantize) {
-    if (requantize) in_ = ConvInputs{0, 3, 2, 5, 1, 4, 6, 7, 8};
+  explicit QuantizedConvKernel(ConvMode mode) : mode_(mode) {
+    if (mode == ConvMode::kRequantize) in_ = ConvInputs{0, 3, 2, 5, 1, 4, 6, 7, 8};
+    if (mode == ConvMode::kDynamic) in_ = ConvInputs{0, 1, -1, 3, -1, 2, -1, -1, 4};
   }
 
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(requantize_ ? ctx.ExpectInputs(8, 9) : ctx.ExpectInputs(2, 4));
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kUint8, DType::kInt8}));
+    WEBNX_RETURN_IF_ERROR(mode_ == ConvMode::kRequantize ? ctx.ExpectInputs(8, 9)
+                          : mode_ == ConvMode::kDynamic  ? ctx.ExpectInputs(3, 5)
+                                                         : ctx.ExpectInputs(2, 4));
+    if (mode_ == ConvMode::kDynamic) {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kFloat32}));
+    } else {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kUint8, DType::kInt8}));
+    }
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.w, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(PlanShapes(ctx));
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_zp, 1, "x_zero_point", ctx.dtype(in_.x)));
     WEBNX_RETURN_IF_ERROR(
         quant::CheckParam(ctx, in_.w_zp, out_channels_, "w_zero_point", ctx.dtype(in_.w)));
-    DType out = DType::kInt32;
-    if (requantize_) {
-      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(
-          quant::CheckParam(ctx, in_.w_scale, out_channels_, "w_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.y_scale, 1, "y_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.y_zp, {DType::kUint8, DType::kInt8}));
-      WEBNX_RETURN_IF_ERROR(
-          quant::CheckParam(ctx, in_.y_zp, 1, "y_zero_point", ctx.dtype(in_.y_zp)));
-      if (ctx.has_input(in_.bias)) {
-        WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.bias, {DType::kInt32}));
-        if (ctx.shape(in_.bias) != Shape{out_channels_}) {
-          return ctx.Error(ErrorCode::kShapeMismatch, "B must hold one int32 per output channel");
-        }
-      }
-      out = ctx.dtype(in_.y_zp);
-    }
+    if (mode_ == ConvMode::kRequantize) WEBNX_RETURN_IF_ERROR(PlanRequantize(ctx));
+    if (mode_ == ConvMode::kDynamic) WEBNX_RETURN_IF_ERROR(PlanDynamic(ctx));
+    const DType out = mode_ == ConvMode::kInteger   ? DType::kInt32
+                      : mode_ == ConvMode::kDynamic ? DType::kFloat32
+                                                    : ctx.dtype(in_.y_zp);
     ctx.SetOutput(0, out, out_shape_);
+    return PlanScratch(ctx);
+  }
+
+  Epilogue* epilogue() override { return mode_ == ConvMode::kDynamic ? &epilogue_ : nullptr; }
+
+  bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
+    return mode_ == ConvMode::kInteger && quant::ProposeDynamicConv(ctx, fused);
+  }
+
+  Status Run(RunContext& ctx) override {
+    const int16_t* w_rows = w_packed_.head.ptr<int16_t>();
+    if (!w_rows) {
+      std::vector<int32_t> zp_values;
+      const Tensor* w_zp = ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr;
+      const Tensor& w = ctx.input(in_.w);
+      simd::PackRowsI16(w.data, w.dtype, out_channels_,
+                        w.numel() / std::max<int64_t>(out_channels_, 1),
+                        w.numel() / std::max<int64_t>(out_channels_, 1),
+                        quant::ZeroPointsOf(w_zp, &zp_values), w_scratch_.ptr<int16_t>());
+      w_rows = w_scratch_.ptr<int16_t>();
+    }
+    const Tensor& x_in = ctx.input(in_.x);
+    const void* x = x_in.data;
+    DType x_type = x_in.dtype;
+    int32_t xz = ctx.has_input(in_.x_zp) ? quant::IntegerAt(ctx.input(in_.x_zp), 0) : 0;
+    if (mode_ == ConvMode::kDynamic) {  // DynamicQuantizeLinear of the whole input
+      quant::DynamicParams(x_in.ptr<float>(), x_in.numel(), &x_scale_, &xz);
+      simd::QuantizeU8(x_in.ptr<float>(), x_in.numel(), x_scale_, xz, x_q_.ptr<uint8_t>());
+      x = x_q_.data, x_type = DType::kUint8;
+    }
+    if (is_depthwise_) {
+      RunDepthwise(ctx, static_cast<const uint8_t*>(x), x_type, xz, w_rows);
+      return Status::Ok();
+    }
+    const int64_t group_in = in_channels_ / groups_, group_out = out_channels_ / groups_;
+    for (int64_t n = 0; n < batch_; ++n) {
+      for (int64_t g = 0; g < groups_; ++g) {
+        PackColumns(static_cast<const uint8_t*>(x) + (n * in_channels_ + g * group_in) * in_plane_,
+                    x_type, xz);
+        const int64_t first_out = n * out_channels_ + g * group_out;
+        int32_t* sums = mode_ == ConvMode::kInteger
+                            ? ctx.output(0).ptr<int32_t>() + first_out * out_plane_
+                            : sums_.ptr<int32_t>();
+        quant::RunGemmI16(ctx, group_out, group_in * taps_,
+                          w_rows + g * group_out * simd::PairedDepth(group_in * taps_),
+                          panels_.ptr<int16_t>(), out_plane_, sums, out_plane_);
+        Finish(ctx, sums_.ptr<int32_t>(), first_out, g * group_out, group_out);
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status PlanRequantize(PlanContext& ctx) {
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));
+    WEBNX_RETURN_IF_ERROR(
+        quant::CheckParam(ctx, in_.w_scale, out_channels_, "w_scale", DType::kUndefined));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.y_scale, 1, "y_scale", DType::kUndefined));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.y_zp, {DType::kUint8, DType::kInt8}));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.y_zp, 1, "y_zero_point", ctx.dtype(in_.y_zp)));
+    if (!ctx.has_input(in_.bias)) return Status::Ok();
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.bias, {DType::kInt32}));
+    if (ctx.shape(in_.bias) != Shape{out_channels_}) {
+      return ctx.Error(ErrorCode::kShapeMismatch, "B must hold one int32 per output channel");
+    }
+    return Status::Ok();
+  }
+
+  // W_scale and the bias: float32, one value or one per output channel (any shape holding them).
+  Status PlanDynamic(PlanContext& ctx) {
+    for (int input : {in_.w_scale, in_.bias}) {
+      if (!ctx.has_input(input)) continue;
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32}));
+      const int64_t n = nn::DimProduct(ctx.shape(input), 0, ctx.shape(input).size());
+      if (n != 1 && n != out_channels_) {
+        return ctx.Error(ErrorCode::kShapeMismatch,
+                         std::string(input == in_.bias ? "the bias" : "W_scale") +
+                             " must hold one value or one per output channel");
+      }
+    }
+    epilogue_ = Epilogue();
+    epilogue_.accepts_addend = true;
+    epilogue_.addend_input = kAddendInput;
+    epilogue_.accepts_clamp = true;
+    return Tensor::AllocateUninitialized(
+        DType::kUint8, {nn::DimProduct(ctx.shape(in_.x), 0, ctx.shape(in_.x).size())}, &x_q_);
+  }
+
+  Status PlanScratch(const PlanContext& ctx) {
     const int64_t depth = ctx.shape(in_.w)[1] * taps_;  // K of each group's product
     const quant::PackedOperand w_layout{false, 1, out_channels_, depth};
     if (ctx.constant(in_.w) && (!ctx.has_input(in_.w_zp) || ctx.constant(in_.w_zp))) {
@@ -64,57 +156,20 @@ class QuantizedConvKernel final : public Kernel {
       WEBNX_RETURN_IF_ERROR(
           Tensor::AllocateUninitialized(DType::kInt16, {w_layout.PackedSize()}, &w_scratch_));
     }
+    if (is_depthwise_) {
+      depthwise_ = simd::MakeDepthwiseI8Shape(axes_[1], axes_[2]);
+      WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+          DType::kInt16, {ctx.threads() * depthwise_.PlanesSize()}, &dw_scratch_));
+      return Tensor::AllocateUninitialized(DType::kInt32, {ctx.threads() * out_plane_}, &dw_sums_);
+    }
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
         DType::kInt16, {simd::PanelsSize(depth, out_plane_)}, &panels_));
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
         DType::kUint8, {pointwise_ ? 0 : depth * out_plane_}, &columns_));
-    const int64_t group_out = out_channels_ / groups_;
-    return Tensor::AllocateUninitialized(DType::kInt32, {requantize_ ? group_out * out_plane_ : 0},
-                                         &sums_);
+    const int64_t sums = mode_ == ConvMode::kInteger ? 0 : out_channels_ / groups_ * out_plane_;
+    return Tensor::AllocateUninitialized(DType::kInt32, {sums}, &sums_);
   }
 
-  Status Run(RunContext& ctx) override {
-    const Tensor& x = ctx.input(in_.x);
-    const Tensor* x_zp = ctx.has_input(in_.x_zp) ? &ctx.input(in_.x_zp) : nullptr;
-    const int32_t xz = x_zp ? quant::IntegerAt(*x_zp, 0) : 0;
-    const int64_t group_in = in_channels_ / groups_, group_out = out_channels_ / groups_;
-    const int64_t depth = group_in * taps_, kp = simd::PairedDepth(depth);
-    const int16_t* w_rows = w_packed_.head.ptr<int16_t>();
-    if (!w_rows) {
-      std::vector<int32_t> zp_values;
-      const Tensor* w_zp = ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr;
-      const Tensor& w = ctx.input(in_.w);
-      simd::PackRowsI16(w.data, w.dtype, out_channels_, depth, depth,
-                        quant::ZeroPointsOf(w_zp, &zp_values), w_scratch_.ptr<int16_t>());
-      w_rows = w_scratch_.ptr<int16_t>();
-    }
-    const int64_t in_plane = axes_[0].in * axes_[1].in * axes_[2].in;
-    Tensor& y = ctx.output(0);
-    for (int64_t n = 0; n < batch_; ++n) {
-      for (int64_t g = 0; g < groups_; ++g) {
-        const int64_t first_in = n * in_channels_ + g * group_in;
-        const uint8_t* group_x = static_cast<const uint8_t*>(x.data) + first_in * in_plane;
-        if (pointwise_) {  // the input planes are the columns operand's rows
-          simd::PackPanelsI16(group_x, x.dtype, group_in, out_plane_, in_plane, {nullptr, xz},
-                              panels_.ptr<int16_t>());
-        } else {
-          simd::Im2ColBytes(group_x, group_in, axes_.data(), static_cast<uint8_t>(xz),
-                            columns_.ptr<uint8_t>());
-          simd::PackPanelsI16(columns_.ptr<uint8_t>(), x.dtype, depth, out_plane_, out_plane_,
-                              {nullptr, xz}, panels_.ptr<int16_t>());
-        }
-        const int64_t first_out = n * out_channels_ + g * group_out;
-        int32_t* sums =
-            requantize_ ? sums_.ptr<int32_t>() : y.ptr<int32_t>() + first_out * out_plane_;
-        quant::RunGemmI16(ctx, group_out, depth, w_rows + g * group_out * kp,
-                          panels_.ptr<int16_t>(), out_plane_, sums, out_plane_);
-        if (requantize_) Requantize(ctx, y, first_out, g * group_out, group_out);
-      }
-    }
-    return Status::Ok();
-  }
-
- private:
   Status PlanShapes(PlanContext& ctx) {
     const Shape& x = ctx.shape(in_.x);
     const Shape& w = ctx.shape(in_.w);
@@ -147,17 +202,79 @@ class QuantizedConvKernel final : public Kernel {
     for (const nn::WindowAxis& a : axes) out_shape_.push_back(a.out);
     WEBNX_RETURN_IF_ERROR(nn::CheckNumel(ctx, out_shape_, "the output"));
     out_plane_ = axes_[0].out * axes_[1].out * axes_[2].out;
+    in_plane_ = axes_[0].in * axes_[1].in * axes_[2].in;
     taps_ = axes_[0].kernel * axes_[1].kernel * axes_[2].kernel;
+    is_depthwise_ = groups_ == in_channels_ && groups_ == out_channels_ && axes_[0].kernel == 1 &&
+                    axes_[0].in == 1;
     pointwise_ = std::all_of(axes_.begin(), axes_.end(), [](const nn::WindowAxis& a) {
       return a.kernel == 1 && a.stride == 1 && a.pad_begin == 0 && a.out == a.in;
     });
     return Status::Ok();
   }
 
+  // Sums of `count` channels from oc0 (output channels from first_out) into the output, as the
+  // mode wants them (ConvInteger's sums are the output already).
+  void Finish(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
+              int64_t count) const {
+    if (mode_ == ConvMode::kRequantize) Requantize(ctx, sums, first_out, oc0, count);
+    if (mode_ == ConvMode::kDynamic) Dequantize(ctx, sums, first_out, oc0, count);
+  }
+
+  // Depthwise: each channel on its own (kernels/simd/dwconv_i8.h), channels split among threads.
+  void RunDepthwise(RunContext& ctx, const uint8_t* x, DType x_type, int32_t xz,
+                    const int16_t* w_rows) {
+    const int64_t kp = simd::PairedDepth(taps_), planes = depthwise_.PlanesSize();
+    ctx.ParallelFor(batch_ * out_channels_, [&](int64_t task, int slot) {
+      int16_t* phase = dw_scratch_.ptr<int16_t>() + slot * planes;
+      int32_t* sums = dw_sums_.ptr<int32_t>() + slot * out_plane_;
+      const int64_t c = task % out_channels_;
+      if (mode_ == ConvMode::kInteger) sums = ctx.output(0).ptr<int32_t>() + task * out_plane_;
+      simd::FillPhasePlanes(depthwise_, x + task * in_plane_, x_type, xz, phase);
+      simd::DepthwiseI16(depthwise_, phase, w_rows + c * kp, sums);
+      Finish(ctx, sums, task, c, 1);
+    });
+  }
+
+  // One group's input (`channels` planes from x) as the GEMM's panels.
+  void PackColumns(const uint8_t* x, DType dtype, int32_t zero_point) {
+    const int64_t group_in = in_channels_ / groups_;
+    if (pointwise_) {  // the input planes are the columns operand's rows
+      simd::PackPanelsI16(x, dtype, group_in, out_plane_, in_plane_, {nullptr, zero_point},
+                          panels_.ptr<int16_t>());
+      return;
+    }
+    simd::Im2ColBytes(x, group_in, axes_.data(), static_cast<uint8_t>(zero_point),
+                      columns_.ptr<uint8_t>());
+    simd::PackPanelsI16(columns_.ptr<uint8_t>(), dtype, group_in * taps_, out_plane_, out_plane_,
+                        {nullptr, zero_point}, panels_.ptr<int16_t>());
+  }
+
+  // A group's sums in float32 as the dynamically quantized chain computes them: times
+  // x_scale * W_scale[c], plus bias[c], then the epilogue's residual sum and clamp.
+  void Dequantize(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
+                  int64_t count) const {
+    const Tensor& w_scale = ctx.input(in_.w_scale);
+    const Tensor* bias = ctx.has_input(in_.bias) ? &ctx.input(in_.bias) : nullptr;
+    const float* addend = epilogue_.has_addend ? ctx.input(kAddendInput).ptr<float>() : nullptr;
+    float* y = ctx.output(0).ptr<float>();
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t oc = oc0 + i, at = (first_out + i) * out_plane_;
+      const float scale = x_scale_ * w_scale.ptr<float>()[quant::ParamIndex(w_scale, oc)];
+      simd::DequantizeArgs args;
+      args.scale = &scale;
+      args.bias = bias ? bias->ptr<float>() + quant::ParamIndex(*bias, oc) : nullptr;
+      args.addend = addend ? addend + at : nullptr;
+      args.clamp = epilogue_.HasClamp();
+      args.lo = epilogue_.clamp_lo, args.hi = epilogue_.clamp_hi;
+      simd::DequantizeRow(sums + i * out_plane_, out_plane_, args, y + at);
+    }
+  }
+
   // A group's sums (sums_, `count` channels from oc0) requantized into y's channels from
   // first_out: per channel, its bias and one multiplier.
-  void Requantize(const RunContext& ctx, Tensor& y, int64_t first_out, int64_t oc0,
+  void Requantize(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
                   int64_t count) const {
+    Tensor& y = ctx.output(0);
     const Tensor& w_scale = ctx.input(in_.w_scale);
     const float x_scale = quant::ScaleAt(ctx.input(in_.x_scale), 0);
     const float y_scale = quant::ScaleAt(ctx.input(in_.y_scale), 0);
@@ -167,34 +284,45 @@ class QuantizedConvKernel final : public Kernel {
       const float multiplier =
           x_scale * quant::ScaleAt(w_scale, quant::ParamIndex(w_scale, oc)) / y_scale;
       const int32_t bias = ctx.has_input(in_.bias) ? ctx.input(in_.bias).ptr<int32_t>()[oc] : 0;
-      simd::RequantizeRow(sums_.ptr<int32_t>() + i * out_plane_, out_plane_, bias, &multiplier,
-                          true, zero_point, y.dtype,
-                          static_cast<uint8_t*>(y.data) + (first_out + i) * out_plane_);
+      simd::RequantizeRow(sums + i * out_plane_, out_plane_, bias, &multiplier, true, zero_point,
+                          y.dtype, static_cast<uint8_t*>(y.data) + (first_out + i) * out_plane_);
     }
   }
 
-  const bool requantize_;
+  static constexpr int kAddendInput = 5;  // after x, W, W_scale, W_zp, bias
+
+  const ConvMode mode_;
   ConvInputs in_;
   int64_t groups_ = 1, batch_ = 0, in_channels_ = 0, out_channels_ = 0;
   std::vector<nn::WindowAxis> axes_;  // (depth, height, width)
   Shape out_shape_;
-  int64_t taps_ = 1, out_plane_ = 0;
+  int64_t taps_ = 1, out_plane_ = 0, in_plane_ = 0;
   DerivedForm w_packed_;       // the weights' int16 rows, packed once per session (constant w)
   bool pointwise_ = false;     // 1x1 taps, stride 1, no padding: no unrolling needed
   Tensor w_scratch_, panels_;  // the weights' rows packed per run otherwise; a group's panels
   Tensor columns_;             // a group's input unrolled over the taps (8-bit)
-  Tensor sums_;                // QLinearConv: one group's int32 sums
+  Tensor sums_;                // QLinearConv, dynamic: one group's int32 sums
+  Tensor x_q_;                 // dynamic: the input quantized
+  bool is_depthwise_ = false;  // one input channel per output channel, 1-D or 2-D
+  simd::DepthwiseI8Shape depthwise_;
+  Tensor dw_scratch_, dw_sums_;  // per thread: a channel's phase planes and sums
+  float x_scale_ = 1.f;          // dynamic: its scale, this run's
+  Epilogue epilogue_;
 };
 
 }  // namespace
 
 void RegisterQuantizedConvKernels(OpRegistry& r) {
   r.Register("", "ConvInteger", {{10}, Inputs(2, 4), Outputs(1)}, []() -> std::unique_ptr<Kernel> {
-    return std::make_unique<QuantizedConvKernel>(false);
+    return std::make_unique<QuantizedConvKernel>(ConvMode::kInteger);
   });
   r.Register("", "QLinearConv", {{10}, Inputs(8, 9), Outputs(1)}, []() -> std::unique_ptr<Kernel> {
-    return std::make_unique<QuantizedConvKernel>(true);
+    return std::make_unique<QuantizedConvKernel>(ConvMode::kRequantize);
   });
+  r.Register("com.webnx", "DynamicQuantizeConv", {{1}, Inputs(3, 5), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> {
+               return std::make_unique<QuantizedConvKernel>(ConvMode::kDynamic);
+             });
 }
 
 }  // namespace webnx

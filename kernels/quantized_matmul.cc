@@ -9,9 +9,11 @@
 
 #include "kernels/broadcast.h"
 #include "kernels/nn_common.h"
+#include "kernels/quant_fusion.h"
 #include "kernels/quant_gemm.h"
 #include "kernels/quant_params.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/quantize_u8.h"
 
 namespace webnx {
 namespace {
@@ -23,33 +25,113 @@ int64_t Numel(const Shape& s) {
 // The inputs of one product: positions of A, B and their zero points; QLinearMatMul adds scales.
 struct Operands {
   int a = 0, a_zp = 2, b = 1, b_zp = 3;
-  int a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1;
+  int a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1, bias = -1;
 };
+
+// MatMulInteger (int32 sums), QLinearMatMul (requantized), or com.microsoft
+// DynamicQuantizeMatMul: the dynamically quantized chain (kernels/quant_fusion.h) of A
+// (float32), B, B_scale, B_zp, bias, in float32 with a residual sum and a clamp in its epilogue.
+enum class MatMulMode { kInteger, kRequantize, kDynamic };
 
 class QuantizedMatMulKernel final : public Kernel {
  public:
-  explicit QuantizedMatMulKernel(bool requantize) : requantize_(requantize) {
-    if (requantize) ops_ = Operands{0, 2, 3, 5, 1, 4, 6, 7};
+  explicit QuantizedMatMulKernel(MatMulMode mode) : mode_(mode) {
+    if (mode == MatMulMode::kRequantize) ops_ = Operands{0, 2, 3, 5, 1, 4, 6, 7};
+    if (mode == MatMulMode::kDynamic) ops_ = Operands{0, -1, 1, 3, -1, 2, -1, -1, 4};
   }
 
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(requantize_ ? ctx.ExpectInputs(8, 8) : ctx.ExpectInputs(2, 4));
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kUint8, DType::kInt8}));
+    WEBNX_RETURN_IF_ERROR(mode_ == MatMulMode::kRequantize ? ctx.ExpectInputs(8, 8)
+                          : mode_ == MatMulMode::kDynamic  ? ctx.ExpectInputs(3, 5)
+                                                           : ctx.ExpectInputs(2, 4));
+    if (mode_ == MatMulMode::kDynamic) {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kFloat32}));
+    } else {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kUint8, DType::kInt8}));
+    }
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.b, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(PlanShapes(ctx));
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_zp, m_, "a_zero_point", ctx.dtype(ops_.a)));
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_zp, n_, "b_zero_point", ctx.dtype(ops_.b)));
-    DType out = DType::kInt32;
-    if (requantize_) {
-      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_scale, m_, "a_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_scale, n_, "b_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.y_scale, m_, "y_scale", DType::kUndefined));
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.y_zp, {DType::kUint8, DType::kInt8}));
-      WEBNX_RETURN_IF_ERROR(
-          quant::CheckParam(ctx, ops_.y_zp, m_, "y_zero_point", ctx.dtype(ops_.y_zp)));
-      out = ctx.dtype(ops_.y_zp);
-    }
+    if (mode_ == MatMulMode::kRequantize) WEBNX_RETURN_IF_ERROR(PlanRequantize(ctx));
+    if (mode_ == MatMulMode::kDynamic) WEBNX_RETURN_IF_ERROR(PlanDynamic(ctx));
+    const DType out = mode_ == MatMulMode::kInteger   ? DType::kInt32
+                      : mode_ == MatMulMode::kDynamic ? DType::kFloat32
+                                                      : ctx.dtype(ops_.y_zp);
     ctx.SetOutput(0, out, out_shape_);
+    return PlanScratch(ctx);
+  }
+
+  Epilogue* epilogue() override { return mode_ == MatMulMode::kDynamic ? &epilogue_ : nullptr; }
+
+  bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
+    return mode_ == MatMulMode::kInteger && quant::ProposeDynamicMatMul(ctx, fused);
+  }
+
+  Status Run(RunContext& ctx) override {
+    const Tensor& a_in = ctx.input(ops_.a);
+    const void* a = a_in.data;
+    DType a_type = a_in.dtype;
+    std::vector<int32_t> a_zp_values, b_zp_values;
+    simd::ZeroPoints a_zp = quant::ZeroPointsOf(Param(ctx, ops_.a_zp), &a_zp_values);
+    const simd::ZeroPoints b_zp = quant::ZeroPointsOf(Param(ctx, ops_.b_zp), &b_zp_values);
+    if (mode_ == MatMulMode::kDynamic) {  // DynamicQuantizeLinear of the whole of A
+      quant::DynamicParams(a_in.ptr<float>(), a_in.numel(), &a_scale_, &a_zp.all);
+      simd::QuantizeU8(a_in.ptr<float>(), a_in.numel(), a_scale_, a_zp.all, a_q_.ptr<uint8_t>());
+      a = a_q_.data, a_type = DType::kUint8;
+      PlanColumnScales(ctx);
+    }
+    const Tensor& b = ctx.input(ops_.b);
+    const int64_t panels_size = simd::PanelsSize(k_, n_);
+    for (int64_t batch = 0; batch < batches_; ++batch) {
+      simd::PackRowsI16(static_cast<const uint8_t*>(a) + a_offsets_[batch] * m_ * k_, a_type, m_,
+                        k_, k_, a_zp, a_rows_.ptr<int16_t>());
+      const int16_t* panels = b_packed_.head.ptr<int16_t>() + b_offsets_[batch] * panels_size;
+      if (!b_packed_.head.data) {
+        simd::PackPanelsI16(static_cast<const uint8_t*>(b.data) + b_offsets_[batch] * k_ * n_,
+                            b.dtype, k_, n_, n_, b_zp, b_scratch_.ptr<int16_t>());
+        panels = b_scratch_.ptr<int16_t>();
+      }
+      int32_t* sums = mode_ == MatMulMode::kInteger ? ctx.output(0).ptr<int32_t>() + batch * m_ * n_
+                                                    : sums_.ptr<int32_t>();
+      quant::RunGemmI16(ctx, m_, k_, a_rows_.ptr<int16_t>(), panels, n_, sums, n_);
+      if (mode_ == MatMulMode::kRequantize) Requantize(ctx, ctx.output(0), batch);
+      if (mode_ == MatMulMode::kDynamic) Dequantize(ctx, batch);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  static constexpr int kAddendInput = 5;  // after A, B, B_scale, B_zp, bias
+
+  Status PlanRequantize(PlanContext& ctx) {
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_scale, m_, "a_scale", DType::kUndefined));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_scale, n_, "b_scale", DType::kUndefined));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.y_scale, m_, "y_scale", DType::kUndefined));
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.y_zp, {DType::kUint8, DType::kInt8}));
+    return quant::CheckParam(ctx, ops_.y_zp, m_, "y_zero_point", ctx.dtype(ops_.y_zp));
+  }
+
+  // B_scale and the bias: float32, one value or one per column of B.
+  Status PlanDynamic(PlanContext& ctx) {
+    for (int input : {ops_.b_scale, ops_.bias}) {
+      if (!ctx.has_input(input)) continue;
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32}));
+      const Shape& shape = ctx.shape(input);
+      if (shape.size() > 1 || (Numel(shape) != 1 && Numel(shape) != n_)) {
+        return ctx.Error(ErrorCode::kShapeMismatch,
+                         std::string(input == ops_.bias ? "the bias" : "B_scale") +
+                             " must be a scalar or hold one value per column of B");
+      }
+    }
+    epilogue_ = Epilogue();
+    epilogue_.accepts_addend = true;
+    epilogue_.addend_input = kAddendInput;
+    epilogue_.accepts_clamp = true;
+    return Tensor::AllocateUninitialized(DType::kUint8, {Numel(ctx.shape(ops_.a))}, &a_q_);
+  }
+
+  Status PlanScratch(const PlanContext& ctx) {
     const int64_t b_matrices = b_numel_ / std::max<int64_t>(k_ * n_, 1);
     const quant::PackedOperand b_layout{true, b_matrices, k_, n_};
     if (ctx.constant(ops_.b) && (!ctx.has_input(ops_.b_zp) || ctx.constant(ops_.b_zp))) {
@@ -63,35 +145,36 @@ class QuantizedMatMulKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(
         Tensor::AllocateUninitialized(DType::kInt16, {m_ * simd::PairedDepth(k_)}, &a_rows_));
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kFloat32, {n_}, &multipliers_));
-    return Tensor::AllocateUninitialized(DType::kInt32, {requantize_ ? m_ * n_ : 0}, &sums_);
+    const int64_t sums = mode_ == MatMulMode::kInteger ? 0 : m_ * n_;
+    return Tensor::AllocateUninitialized(DType::kInt32, {sums}, &sums_);
   }
 
-  Status Run(RunContext& ctx) override {
-    const Tensor& a = ctx.input(ops_.a);
-    const Tensor& b = ctx.input(ops_.b);
-    std::vector<int32_t> a_zp_values, b_zp_values;
-    const simd::ZeroPoints a_zp = quant::ZeroPointsOf(Param(ctx, ops_.a_zp), &a_zp_values);
-    const simd::ZeroPoints b_zp = quant::ZeroPointsOf(Param(ctx, ops_.b_zp), &b_zp_values);
-    Tensor& y = ctx.output(0);
-    const int64_t panels_size = simd::PanelsSize(k_, n_);
-    for (int64_t batch = 0; batch < batches_; ++batch) {
-      const int64_t a_at = a_offsets_[batch] * m_ * k_, b_at = b_offsets_[batch] * k_ * n_;
-      simd::PackRowsI16(static_cast<const uint8_t*>(a.data) + a_at, a.dtype, m_, k_, k_, a_zp,
-                        a_rows_.ptr<int16_t>());
-      const int16_t* panels = b_packed_.head.ptr<int16_t>() + b_offsets_[batch] * panels_size;
-      if (!b_packed_.head.data) {
-        simd::PackPanelsI16(static_cast<const uint8_t*>(b.data) + b_at, b.dtype, k_, n_, n_, b_zp,
-                            b_scratch_.ptr<int16_t>());
-        panels = b_scratch_.ptr<int16_t>();
-      }
-      int32_t* sums = requantize_ ? sums_.ptr<int32_t>() : y.ptr<int32_t>() + batch * m_ * n_;
-      quant::RunGemmI16(ctx, m_, k_, a_rows_.ptr<int16_t>(), panels, n_, sums, n_);
-      if (requantize_) Requantize(ctx, y, batch);
+  // Dynamic: a_scale * B_scale[n] per column, as the chain's Mul(a_scale, B_scale) makes them.
+  void PlanColumnScales(const RunContext& ctx) {
+    const Tensor& b_scale = ctx.input(ops_.b_scale);
+    for (int64_t n = 0; n < n_; ++n) {
+      multipliers_.ptr<float>()[n] = a_scale_ * b_scale.ptr<float>()[quant::ParamIndex(b_scale, n)];
     }
-    return Status::Ok();
   }
 
- private:
+  // One batch's sums in float32 as the chain computes them, then the epilogue's sum and clamp.
+  void Dequantize(RunContext& ctx, int64_t batch) {
+    const Tensor* bias = Param(ctx, ops_.bias);
+    const float* addend = epilogue_.has_addend ? ctx.input(kAddendInput).ptr<float>() : nullptr;
+    simd::DequantizeArgs args;
+    args.scale = multipliers_.ptr<float>();
+    args.one_scale = false;
+    args.bias = bias ? bias->ptr<float>() : nullptr;
+    args.one_bias = bias && bias->numel() == 1;
+    args.clamp = epilogue_.HasClamp();
+    args.lo = epilogue_.clamp_lo, args.hi = epilogue_.clamp_hi;
+    for (int64_t m = 0; m < m_; ++m) {
+      const int64_t at = (batch * m_ + m) * n_;
+      args.addend = addend ? addend + at : nullptr;
+      simd::DequantizeRow(sums_.ptr<int32_t>() + m * n_, n_, args, ctx.output(0).ptr<float>() + at);
+    }
+  }
+
   // numpy matmul shapes (1-D operands promoted), the batch broadcast and each batch's offsets.
   Status PlanShapes(PlanContext& ctx) {
     const Shape& a_in = ctx.shape(ops_.a);
@@ -118,7 +201,6 @@ class QuantizedMatMulKernel final : public Kernel {
     BatchOffsets(batch, a_batch, &a_offsets_);
     BatchOffsets(batch, b_batch, &b_offsets_);
     batches_ = static_cast<int64_t>(a_offsets_.size());
-    a_numel_ = a_in.empty() ? 0 : m_ * k_ * Numel(a_batch);
     b_numel_ = k_ * n_ * Numel(b_batch);
     return Status::Ok();
   }
@@ -165,26 +247,35 @@ class QuantizedMatMulKernel final : public Kernel {
     }
   }
 
-  const bool requantize_;
+  const MatMulMode mode_;
   Operands ops_;
-  int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 0, a_numel_ = 0, b_numel_ = 0;
+  int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 0, b_numel_ = 0;
   Shape out_shape_;
   std::vector<int64_t> a_offsets_, b_offsets_;  // per output batch, the operand's matrix
   Tensor a_rows_, b_scratch_;  // A's rows as int16 (per run); B's panels when not packed once
   DerivedForm b_packed_;       // B's panels, packed once per session (constant B)
-  Tensor sums_, multipliers_;  // QLinearMatMul: one batch's int32 sums; a row's multipliers
+  Tensor sums_, multipliers_;  // one batch's int32 sums; a row's multipliers (column scales)
+  Tensor a_q_;                 // dynamic: A quantized
+  float a_scale_ = 1.f;        // dynamic: its scale, this run's
+  Epilogue epilogue_;
 };
 
 }  // namespace
 
 void RegisterQuantizedMatMulKernels(OpRegistry& r) {
-  r.Register(
-      "", "MatMulInteger", {{10}, Inputs(2, 4), Outputs(1)},
-      []() -> std::unique_ptr<Kernel> { return std::make_unique<QuantizedMatMulKernel>(false); });
+  r.Register("", "MatMulInteger", {{10}, Inputs(2, 4), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> {
+               return std::make_unique<QuantizedMatMulKernel>(MatMulMode::kInteger);
+             });
   // 21 added float16 (and bfloat16) scales.
-  r.Register(
-      "", "QLinearMatMul", {{10, 21}, Inputs(8), Outputs(1)},
-      []() -> std::unique_ptr<Kernel> { return std::make_unique<QuantizedMatMulKernel>(true); });
+  r.Register("", "QLinearMatMul", {{10, 21}, Inputs(8), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> {
+               return std::make_unique<QuantizedMatMulKernel>(MatMulMode::kRequantize);
+             });
+  r.Register("com.microsoft", "DynamicQuantizeMatMul", {{1}, Inputs(3, 5), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> {
+               return std::make_unique<QuantizedMatMulKernel>(MatMulMode::kDynamic);
+             });
 }
 
 }  // namespace webnx

@@ -2,76 +2,30 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 namespace webnx::simd {
 namespace {
 
-// Eight 8-bit values at p widened to int16.
-template <typename T>
-v128_t LoadWide(const T* p) {
-  if constexpr (std::is_signed_v<T>) {
-    return wasm_i16x8_load8x8(p);
-  } else {
-    return wasm_u16x8_load8x8(p);
-  }
+// 8-bit data of either signedness through one code path: bytes are widened as unsigned, then
+// shifted up and arithmetically back by `shift` (8 for int8, 0 for uint8) to sign-extend.
+inline int ShiftFor(DType dtype) {
+  return dtype == DType::kInt8 ? 8 : 0;
+}
+inline v128_t LoadWide(const uint8_t* p, int shift) {
+  return wasm_i16x8_shr(wasm_i16x8_shl(wasm_u16x8_load8x8(p), shift), shift);
+}
+inline int32_t Widen(uint8_t b, int shift) {
+  return static_cast<int16_t>(static_cast<int16_t>(b << shift) >> shift);
 }
 
-template <typename T>
-void PackRows(const T* src, int64_t rows, int64_t k, int64_t stride, ZeroPoints zero_points,
-              int16_t* dst) {
-  const int64_t kp = PairedDepth(k);
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = src + r * stride;
-    int16_t* out = dst + r * kp;
-    const int32_t zp = zero_points.at(r);
-    const v128_t zp_v = wasm_i16x8_splat(static_cast<int16_t>(zp));
-    int64_t i = 0;
-    for (; i + 8 <= k; i += 8) wasm_v128_store(out + i, wasm_i16x8_sub(LoadWide(row + i), zp_v));
-    WEBNX_PLAIN_LOOP
-    for (; i < k; ++i) out[i] = static_cast<int16_t>(row[i] - zp);
-    if (kp != k) out[k] = 0;
-  }
-}
-
-// One panel's pair of rows (k, k + 1) from rows r0 and r1, `cols` columns from n0; a missing
-// row (r1 null, K odd) or column is 0.
-template <typename T>
-void PackPair(const T* r0, const T* r1, const int32_t* zp, int cols, int16_t* out) {
+// One panel's pair of rows (k, k + 1) from rows r0 and r1, `cols` columns; a missing row (r1
+// null, K odd) or column is 0.
+void PackPair(const uint8_t* r0, const uint8_t* r1, const int32_t* zp, int cols, int shift,
+              int16_t* out) {
   WEBNX_PLAIN_LOOP
   for (int c = 0; c < kI8PanelCols; ++c) {
-    out[2 * c] = c < cols ? static_cast<int16_t>(r0[c] - zp[c]) : 0;
-    out[2 * c + 1] = c < cols && r1 ? static_cast<int16_t>(r1[c] - zp[c]) : 0;
-  }
-}
-
-template <typename T>
-void PackPanels(const T* src, int64_t k, int64_t n, int64_t stride, ZeroPoints zero_points,
-                int16_t* dst) {
-  const int64_t kp = PairedDepth(k);
-  for (int64_t panel = 0; panel < ColumnPanels(n); ++panel) {
-    int16_t* out = dst + panel * kp * kI8PanelCols;
-    const int64_t n0 = panel * kI8PanelCols;
-    const int cols = static_cast<int>(std::min<int64_t>(kI8PanelCols, n - n0));
-    int32_t zp[kI8PanelCols];
-    WEBNX_PLAIN_LOOP
-    for (int c = 0; c < kI8PanelCols; ++c) zp[c] = c < cols ? zero_points.at(n0 + c) : 0;
-    const v128_t zp_v = wasm_i16x8_narrow_i32x4(wasm_v128_load(zp), wasm_v128_load(zp + 4));
-    int64_t i = 0;
-    if (cols == kI8PanelCols) {
-      // Rows k and k + 1 interleaved: the dot instruction's pairs, eight columns.
-      for (; i + 2 <= k; i += 2, out += 2 * kI8PanelCols) {
-        const v128_t a = wasm_i16x8_sub(LoadWide(src + i * stride + n0), zp_v);
-        const v128_t b = wasm_i16x8_sub(LoadWide(src + (i + 1) * stride + n0), zp_v);
-        wasm_v128_store(out, wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11));
-        wasm_v128_store(out + 8, wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
-      }
-    }
-    WEBNX_PLAIN_LOOP
-    for (; i < k; i += 2, out += 2 * kI8PanelCols) {
-      const T* r0 = src + i * stride + n0;
-      PackPair(r0, i + 1 < k ? r0 + stride : nullptr, zp, cols, out);
-    }
+    out[2 * c] = c < cols ? static_cast<int16_t>(Widen(r0[c], shift) - zp[c]) : 0;
+    out[2 * c + 1] = c < cols && r1 ? static_cast<int16_t>(Widen(r1[c], shift) - zp[c]) : 0;
   }
 }
 
@@ -89,35 +43,38 @@ inline void StoreRow(int32_t* out, v128_t lo, v128_t hi, int cols, bool accumula
   if (dst == tile) std::memcpy(out, tile, sizeof(int32_t) * cols);
 }
 
-// kRows rows of the rows operand (`row_stride` apart) against one panel over kc k values: two
-// dot products per row and k pair.
-template <int kRows>
+constexpr int kTileRows = 4;
+constexpr int64_t kDepthBlock = 512;  // k values per pass: a tile's rows then hold 4 KB
+
+// kTileRows rows of the rows operand (`row_stride` apart) against one panel over kc k values:
+// two dot products per row and k pair. Rows from `valid` on are not stored.
 void Tile(int64_t kc, const int16_t* rows, int64_t row_stride, const int16_t* panel, int32_t* out,
-          int64_t ldo, int cols, bool accumulate) {
-  v128_t acc[kRows][2];
-  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
+          int64_t ldo, int cols, int valid, bool accumulate) {
+  v128_t acc[kTileRows][2];
+  for (int r = 0; r < kTileRows; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
   for (int64_t p = 0; p < kc / 2; ++p) {
     const v128_t b0 = wasm_v128_load(panel + p * 16);
     const v128_t b1 = wasm_v128_load(panel + p * 16 + 8);
-    for (int r = 0; r < kRows; ++r) {
+    for (int r = 0; r < kTileRows; ++r) {
       const v128_t a = wasm_v128_load32_splat(rows + r * row_stride + 2 * p);
       acc[r][0] = wasm_i32x4_add(acc[r][0], wasm_i32x4_dot_i16x8(a, b0));
       acc[r][1] = wasm_i32x4_add(acc[r][1], wasm_i32x4_dot_i16x8(a, b1));
     }
   }
-  for (int r = 0; r < kRows; ++r) StoreRow(out + r * ldo, acc[r][0], acc[r][1], cols, accumulate);
+  for (int r = 0; r < valid; ++r) StoreRow(out + r * ldo, acc[r][0], acc[r][1], cols, accumulate);
 }
 
-// One block of rows (kRows) and depth [k0, k0 + kc) against panels [begin, end): the rows'
-// block stays in L1 while the panels stream past it.
-template <int kRows>
-void RowBlock(int64_t kp, int64_t k0, int64_t kc, const int16_t* rows, const int16_t* panels,
-              int64_t begin, int64_t end, int64_t n_total, int32_t* out, int64_t ldo) {
+// One block of rows and depth [k0, k0 + kc) against panels [begin, end): the rows' block stays
+// in L1 while the panels stream past it.
+WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t kp, int64_t k0, int64_t kc, const int16_t* rows,
+                                      int64_t row_stride, int valid, const int16_t* panels,
+                                      int64_t begin, int64_t end, int64_t n_total, int32_t* out,
+                                      int64_t ldo) {
   for (int64_t panel = begin; panel < end; ++panel) {
     const int64_t n0 = panel * kI8PanelCols;
     const int cols = static_cast<int>(std::min<int64_t>(kI8PanelCols, n_total - n0));
-    Tile<kRows>(kc, rows + k0, kp, panels + panel * kp * kI8PanelCols + k0 * kI8PanelCols, out + n0,
-                ldo, cols, k0 > 0);
+    Tile(kc, rows, row_stride, panels + panel * kp * kI8PanelCols + k0 * kI8PanelCols, out + n0,
+         ldo, cols, valid, k0 > 0);
   }
 }
 
@@ -125,38 +82,74 @@ void RowBlock(int64_t kp, int64_t k0, int64_t kc, const int16_t* rows, const int
 
 void PackRowsI16(const void* src, DType dtype, int64_t rows, int64_t k, int64_t stride,
                  ZeroPoints zero_points, int16_t* dst) {
-  if (dtype == DType::kInt8) {
-    PackRows(static_cast<const int8_t*>(src), rows, k, stride, zero_points, dst);
-  } else {
-    PackRows(static_cast<const uint8_t*>(src), rows, k, stride, zero_points, dst);
+  const int shift = ShiftFor(dtype);
+  const int64_t kp = PairedDepth(k);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* row = static_cast<const uint8_t*>(src) + r * stride;
+    int16_t* out = dst + r * kp;
+    const int32_t zp = zero_points.at(r);
+    const v128_t zp_v = wasm_i16x8_splat(static_cast<int16_t>(zp));
+    int64_t i = 0;
+    WEBNX_NO_UNROLL
+    for (; i + 8 <= k; i += 8) {
+      wasm_v128_store(out + i, wasm_i16x8_sub(LoadWide(row + i, shift), zp_v));
+    }
+    WEBNX_PLAIN_LOOP
+    for (; i < k; ++i) out[i] = static_cast<int16_t>(Widen(row[i], shift) - zp);
+    if (kp != k) out[k] = 0;
   }
 }
 
-void PackPanelsI16(const void* src, DType dtype, int64_t k, int64_t n, int64_t stride,
+void PackPanelsI16(const void* src_data, DType dtype, int64_t k, int64_t n, int64_t stride,
                    ZeroPoints zero_points, int16_t* dst) {
-  if (dtype == DType::kInt8) {
-    PackPanels(static_cast<const int8_t*>(src), k, n, stride, zero_points, dst);
-  } else {
-    PackPanels(static_cast<const uint8_t*>(src), k, n, stride, zero_points, dst);
+  const auto* src = static_cast<const uint8_t*>(src_data);
+  const int shift = ShiftFor(dtype);
+  const int64_t kp = PairedDepth(k);
+  for (int64_t panel = 0; panel < ColumnPanels(n); ++panel) {
+    int16_t* out = dst + panel * kp * kI8PanelCols;
+    const int64_t n0 = panel * kI8PanelCols;
+    const int cols = static_cast<int>(std::min<int64_t>(kI8PanelCols, n - n0));
+    int32_t zp[kI8PanelCols];
+    WEBNX_PLAIN_LOOP
+    for (int c = 0; c < kI8PanelCols; ++c) zp[c] = c < cols ? zero_points.at(n0 + c) : 0;
+    const v128_t zp_v = wasm_i16x8_narrow_i32x4(wasm_v128_load(zp), wasm_v128_load(zp + 4));
+    int64_t i = 0;
+    if (cols == kI8PanelCols) {
+      // Rows k and k + 1 interleaved: the dot instruction's pairs, eight columns.
+      WEBNX_NO_UNROLL
+      for (; i + 2 <= k; i += 2, out += 2 * kI8PanelCols) {
+        const v128_t a = wasm_i16x8_sub(LoadWide(src + i * stride + n0, shift), zp_v);
+        const v128_t b = wasm_i16x8_sub(LoadWide(src + (i + 1) * stride + n0, shift), zp_v);
+        wasm_v128_store(out, wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11));
+        wasm_v128_store(out + 8, wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
+      }
+    }
+    WEBNX_PLAIN_LOOP
+    for (; i < k; i += 2, out += 2 * kI8PanelCols) {
+      const uint8_t* r0 = src + i * stride + n0;
+      PackPair(r0, i + 1 < k ? r0 + stride : nullptr, zp, cols, shift, out);
+    }
   }
 }
 
 void GemmI16(int64_t rows_count, int64_t kp, const int16_t* rows, const int16_t* panels,
              int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo) {
-  // Deep products in blocks of k: a 4-row block of 512 k values is 4 KB.
-  constexpr int64_t kDepthBlock = 512;
   for (int64_t k0 = 0; k0 < kp; k0 += kDepthBlock) {
     const int64_t kc = std::min(kDepthBlock, kp - k0);
     int64_t r = 0;
-    for (; r + 4 <= rows_count; r += 4) {
-      RowBlock<4>(kp, k0, kc, rows + r * kp, panels, panel_begin, panel_end, n_total, out + r * ldo,
-                  ldo);
+    for (; r + kTileRows <= rows_count; r += kTileRows) {
+      RowBlock(kp, k0, kc, rows + r * kp + k0, kp, kTileRows, panels, panel_begin, panel_end,
+               n_total, out + r * ldo, ldo);
     }
-    WEBNX_NO_UNROLL
-    for (; r < rows_count; ++r) {
-      RowBlock<1>(kp, k0, kc, rows + r * kp, panels, panel_begin, panel_end, n_total, out + r * ldo,
-                  ldo);
+    if (r == rows_count) continue;
+    // The last 1 to 3 rows, copied beside zero rows: one tile shape for every row.
+    int16_t last[kTileRows * kDepthBlock] = {};
+    const int valid = static_cast<int>(rows_count - r);
+    for (int i = 0; i < valid; ++i) {
+      std::memcpy(last + i * kDepthBlock, rows + (r + i) * kp + k0, sizeof(int16_t) * kc);
     }
+    RowBlock(kp, k0, kc, last, kDepthBlock, valid, panels, panel_begin, panel_end, n_total,
+             out + r * ldo, ldo);
   }
 }
 
@@ -210,6 +203,34 @@ void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, const float* mul
     const v128_t mult = wasm_f32x4_splat(multiplier[one_multiplier ? 0 : i]);
     const int32_t q = wasm_i32x4_extract_lane(quantize(wasm_i32x4_splat(acc[i]), mult), 0);
     static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
+  }
+}
+
+void DequantizeRow(const int32_t* acc, int64_t n, const DequantizeArgs& args, float* y) {
+  const f32x4 lo = Splat(args.lo), hi = Splat(args.hi);
+  // The chain's order: Cast, Mul by the scale, Add of the bias, the residual sum, the clamp.
+  auto dequantize = [&](v128_t sums, f32x4 scale, f32x4 bias, const float* addend) {
+    f32x4 v = Mul(wasm_f32x4_convert_i32x4(sums), scale);
+    if (args.bias) v = Add(v, bias);  // no bias, no +0 (which would turn -0 into +0)
+    if (addend) v = Add(v, Load(addend));
+    return args.clamp ? Clamp(v, lo, hi) : v;
+  };
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const f32x4 scale = args.one_scale ? Splat(args.scale[0]) : Load(args.scale + i);
+    const f32x4 bias = !args.bias      ? scale
+                       : args.one_bias ? Splat(args.bias[0])
+                                       : Load(args.bias + i);
+    Store(y + i, dequantize(wasm_v128_load(acc + i), scale, bias,
+                            args.addend ? args.addend + i : nullptr));
+  }
+  WEBNX_NO_UNROLL
+  for (; i < n; ++i) {
+    const f32x4 scale = Splat(args.scale[args.one_scale ? 0 : i]);
+    const f32x4 bias = Splat(!args.bias ? 0.f : args.bias[args.one_bias ? 0 : i]);
+    float addend[4] = {args.addend ? args.addend[i] : 0.f};
+    y[i] = wasm_f32x4_extract_lane(
+        dequantize(wasm_i32x4_splat(acc[i]), scale, bias, args.addend ? addend : nullptr), 0);
   }
 }
 

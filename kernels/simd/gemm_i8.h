@@ -58,4 +58,18 @@ void GemmI16Reference(int64_t rows_count, int64_t kp, const int16_t* rows, const
 void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
                    bool one_multiplier, int32_t zero_point, DType dtype, void* y);
 
+// What follows an integer product computed in float32 (the dynamically quantized chains):
+// y[i] = float(acc[i]) * scale + bias (+ addend[i]), clamped to [lo, hi] when `clamp`. scale and
+// bias hold one value (one_scale / one_bias) or n; bias and addend may be null.
+struct DequantizeArgs {
+  const float* scale = nullptr;
+  bool one_scale = true;
+  const float* bias = nullptr;
+  bool one_bias = true;
+  const float* addend = nullptr;
+  bool clamp = false;
+  float lo = 0.f, hi = 0.f;
+};
+void DequantizeRow(const int32_t* acc, int64_t n, const DequantizeArgs& args, float* y);
+
 }  // namespace webnx::simd

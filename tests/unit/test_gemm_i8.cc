@@ -4,6 +4,7 @@
 // operands, groups, strides, dilations, pads, batch broadcast, 1 and 2 threads).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "kernels/quant_params.h"
 #include "kernels/simd/gemm_i8.h"
+#include "kernels/simd/quantize_u8.h"
 #include "tests/unit/op_runner.h"
 
 namespace webnx::testing {
@@ -104,6 +106,29 @@ TEST(GemmI8, RequantizeRowMatchesSaturate) {
   }
 }
 
+TEST(GemmI8, DynamicQuantizationMatchesItsFormula) {
+  std::mt19937 rng(13);
+  std::normal_distribution<float> normal(0.f, 3.f);
+  for (int64_t n : {1, 5, 16, 37}) {
+    std::vector<float> x(n);
+    for (auto& v : x) v = normal(rng);
+    x[n / 2] = 2.5f;  // a tie once scaled by 1
+    if (n > 5) x[3] = std::numeric_limits<float>::quiet_NaN();
+    float lo = 0.f, hi = 0.f;
+    for (float v : x) lo = std::min(lo, v), hi = std::max(hi, v);
+    float scale = 0.f;
+    int32_t zp = 0;
+    quant::DynamicParams(x.data(), n, &scale, &zp);
+    EXPECT_EQ(scale, hi == lo ? 1.f : (hi - lo) / 255.f);
+    EXPECT_EQ(zp, quant::Saturate(0.f - lo / scale, 0, 0, 255));
+    for (float s : {scale, 1.f}) {
+      std::vector<uint8_t> q(n);
+      simd::QuantizeU8(x.data(), n, s, zp, q.data());
+      for (int64_t i = 0; i < n; ++i) EXPECT_EQ(q[i], quant::Saturate(x[i] / s, zp, 0, 255)) << i;
+    }
+  }
+}
+
 // A direct ConvInteger (2-D, NCHW) over widened operands.
 std::vector<int32_t> DirectConv(const std::vector<uint8_t>& x, DType x_type, int32_t xz,
                                 const std::vector<uint8_t>& w, DType w_type,
@@ -148,10 +173,11 @@ TEST(GemmI8, ConvIntegerMatchesDirectConvolution) {
     Shape x, w;
     int64_t group, stride, pad, dil;
   };
-  const Case cases[] = {{{1, 3, 7, 9}, {5, 3, 3, 3}, 1, 1, 1, 1},
-                        {{2, 4, 6, 5}, {6, 2, 2, 3}, 2, 2, 0, 1},
-                        {{1, 6, 9, 8}, {6, 1, 3, 3}, 6, 1, 1, 2},
-                        {{1, 5, 4, 4}, {3, 5, 1, 1}, 1, 1, 0, 1}};
+  const Case cases[] = {
+      {{1, 3, 7, 9}, {5, 3, 3, 3}, 1, 1, 1, 1},  {{2, 4, 6, 5}, {6, 2, 2, 3}, 2, 2, 0, 1},
+      {{1, 6, 9, 8}, {6, 1, 3, 3}, 6, 1, 1, 2},  {{1, 5, 4, 4}, {3, 5, 1, 1}, 1, 1, 0, 1},
+      {{2, 4, 9, 10}, {4, 1, 3, 3}, 4, 2, 1, 1}, {{1, 3, 11, 13}, {3, 1, 5, 5}, 3, 2, 2, 1},
+      {{1, 2, 5, 21}, {2, 1, 3, 3}, 2, 3, 0, 2}};
   for (const Case& c : cases) {
     for (bool constant_w : {true, false}) {
       for (int threads : {1, 2}) {

@@ -1,0 +1,22 @@
+// The dynamically quantized chains onnxruntime's quantizer (and webnx's) writes, recognised at
+// load (core/passes/fuse_chains.h) so that one kernel runs each:
+//   DynamicQuantizeLinear(x) -> ConvInteger / MatMulInteger(x_q, W, x_zp, W_zp) -> Cast(float)
+//     -> Mul(by Mul(x_scale, W_scale)) [-> Add(bias)]
+// with W, W_zp, W_scale and the bias constants, per tensor or per output channel (column).
+// The fused node reads x itself; the chain's float arithmetic is kept in order, so its results
+// are the chain's, bitwise.
+#pragma once
+
+#include "core/passes/fuse_chains.h"
+
+namespace webnx::quant {
+
+// From the ConvInteger at ctx.node_index(): com.webnx DynamicQuantizeConv(x, W, W_scale, W_zp,
+// bias) with the convolution's attributes.
+bool ProposeDynamicConv(const FusionContext& ctx, FusedNode* fused);
+
+// From the MatMulInteger at ctx.node_index(): com.microsoft DynamicQuantizeMatMul(x, W,
+// W_scale, W_zp, bias).
+bool ProposeDynamicMatMul(const FusionContext& ctx, FusedNode* fused);
+
+}  // namespace webnx::quant

@@ -1,0 +1,88 @@
+#include "kernels/simd/dwconv_i8.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/simd/vec.h"
+
+namespace webnx::simd {
+
+DepthwiseI8Shape MakeDepthwiseI8Shape(const nn::WindowAxis& h, const nn::WindowAxis& w) {
+  DepthwiseI8Shape s;
+  s.h = h, s.w = w;
+  // Rows: every padded row a tap reads. Columns: the last output's block of 8 read from the
+  // farthest tap's phase offset.
+  s.phase_rows = (h.out - 1) * h.stride + (h.kernel - 1) * h.dilation + 1;
+  const int64_t blocks = (w.out + 7) / 8 * 8;
+  s.phase_cols = blocks + (w.kernel - 1) * w.dilation / w.stride + 1;
+  return s;
+}
+
+void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtype,
+                     int32_t zero_point, int16_t* planes) {
+  const int shift = dtype == DType::kInt8 ? 8 : 0;
+  const int64_t stride = s.w.stride, plane_size = s.phase_rows * s.phase_cols;
+  const v128_t zp = wasm_i16x8_splat(static_cast<int16_t>(zero_point));
+  std::memset(planes, 0, sizeof(int16_t) * s.PlanesSize());
+  for (int64_t r = 0; r < s.phase_rows; ++r) {
+    const int64_t ih = r - s.h.pad_begin;
+    if (ih < 0 || ih >= s.h.in) continue;  // padding rows stay 0
+    const uint8_t* src = plane + ih * s.w.in;
+    for (int64_t p = 0; p < stride; ++p) {
+      // Column j of phase p is input column j * stride + p - pad_begin: those inside the row.
+      const int64_t first = p - s.w.pad_begin;
+      const int64_t j0 = first >= 0 ? 0 : (-first + stride - 1) / stride;
+      const int64_t j1 = std::min(s.phase_cols, (s.w.in - first + stride - 1) / stride);
+      int16_t* dst = planes + p * plane_size + r * s.phase_cols;
+      int64_t j = j0;
+      if (stride == 1) {
+        WEBNX_NO_UNROLL
+        for (; j + 8 <= j1; j += 8) {
+          const v128_t bytes = wasm_u16x8_load8x8(src + j + first);
+          const v128_t wide = wasm_i16x8_shr(wasm_i16x8_shl(bytes, shift), shift);
+          wasm_v128_store(dst + j, wasm_i16x8_sub(wide, zp));
+        }
+      }
+      WEBNX_PLAIN_LOOP
+      for (; j < j1; ++j) {
+        const uint8_t b = src[j * stride + first];
+        dst[j] = static_cast<int16_t>(
+            static_cast<int16_t>(static_cast<int16_t>(b << shift) >> shift) - zero_point);
+      }
+    }
+  }
+}
+
+void DepthwiseI16(const DepthwiseI8Shape& s, const int16_t* planes, const int16_t* weights,
+                  int32_t* out) {
+  const int64_t plane_size = s.phase_rows * s.phase_cols;
+  for (int64_t oh = 0; oh < s.h.out; ++oh) {
+    for (int64_t ow = 0; ow < s.w.out; ow += 8) {
+      v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+      for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
+        const int64_t row = oh * s.h.stride + kh * s.h.dilation;
+        for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+          const int64_t padded = kw * s.w.dilation;
+          const int16_t* src = planes + (padded % s.w.stride) * plane_size + row * s.phase_cols +
+                               padded / s.w.stride + ow;
+          const v128_t x = wasm_v128_load(src);
+          const v128_t w = wasm_i16x8_splat(weights[kh * s.w.kernel + kw]);
+          lo = wasm_i32x4_add(lo, wasm_i32x4_extmul_low_i16x8(x, w));
+          hi = wasm_i32x4_add(hi, wasm_i32x4_extmul_high_i16x8(x, w));
+        }
+      }
+      int32_t* dst = out + oh * s.w.out + ow;
+      if (ow + 8 <= s.w.out) {
+        wasm_v128_store(dst, lo);
+        wasm_v128_store(dst + 4, hi);
+      } else {
+        int32_t tile[8];
+        wasm_v128_store(tile, lo);
+        wasm_v128_store(tile + 4, hi);
+        std::memcpy(dst, tile, sizeof(int32_t) * (s.w.out - ow));
+      }
+    }
+  }
+}
+
+}  // namespace webnx::simd

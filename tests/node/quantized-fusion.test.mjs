@@ -1,0 +1,142 @@
+// The dynamically quantized chains webnx runs as one int8 kernel (kernels/quant_fusion.h), and
+// the int8 depthwise path: each against onnxruntime-node on the same model and input (float
+// outputs within 1e-4 relative, integer outputs exact), and each fused graph against the same
+// graph left unfused (one of the chain's values also a graph output) — bitwise, over batch
+// 3 -> 1 -> 3 with 1 and 2 threads.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { InferenceSession, Tensor } from '../../js/index.mjs';
+import {
+  compare, exact, floats, initializer, int, ints, ints8, modelOf, relative, withinOne,
+} from './quant-models.mjs';
+import { Rng } from '../fuzz-diff/generator.mjs';
+
+const C = 6, H = 9, W = 10;
+const feedsOf = (x, dims) => (b, T) => ({ x: new T('float32', Float32Array.from(x.slice(0, b * dims)), [b, C, H, W]) });
+
+// DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul(Mul(x_scale, W_scale)) -> Add(bias), then
+// a residual sum and a Relu; `expose` adds the Cast's output to the graph outputs.
+function dynamicConv(rng, { group, strides, pads, expose }) {
+  const M = C, wDims = [M, C / group, 3, 3];
+  const count = wDims.reduce((a, d) => a * d, 1);
+  const oh = (H + pads[0] + pads[2] - 3) / strides[0] + 1, ow = (W + pads[1] + pads[3] - 3) / strides[1] + 1;
+  const attrs = [int('group', group), ints('pads', pads), ints('strides', strides)];
+  const outDims = ['N', M, oh, ow];
+  return modelOf({
+    nodes: [
+      ['DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xz']],
+      ['ConvInteger', ['xq', 'w', 'xz', 'wz'], ['acc'], attrs],
+      ['Cast', ['acc'], ['accf'], [int('to', 1)]],
+      ['Mul', ['xs', 'ws'], ['scale']],
+      ['Mul', ['scale', 'accf'], ['yf']],
+      ['Add', ['bias', 'yf'], ['yb']],
+      ['Add', ['yb', 'skip'], ['ys']],
+      ['Relu', ['ys'], ['y']],
+    ],
+    inputs: [['x', 'float32', ['N', C, H, W]], ['skip', 'float32', outDims]],
+    outputs: [['y', 'float32', outDims], ...(expose ? [['accf', 'float32', outDims]] : [])],
+    initializers: [
+      initializer('w', 'int8', wDims, ints8(rng, 'int8', count)),
+      initializer('wz', 'int8', [], [0]),
+      initializer('ws', 'float32', [M, 1, 1], floats(rng, M, 0.002, 0.02)),
+      initializer('bias', 'float32', [1, M, 1, 1], floats(rng, M)),
+    ],
+    opset: 13,
+  });
+}
+
+async function outputsOf(bytes, feeds, numThreads) {
+  const session = await InferenceSession.create(bytes, { numThreads });
+  const out = [];
+  for (const f of feeds) out.push((await session.run(f)).y.data);
+  const nodes = session.stats.graphNodes;
+  await session.release();
+  return { out, nodes };
+}
+
+for (const [name, options] of [
+  ['a 3x3 convolution', { group: 1, strides: [1, 1], pads: [1, 1, 1, 1] }],
+  ['a depthwise convolution, stride 2', { group: C, strides: [2, 2], pads: [1, 0, 1, 1] }],
+]) {
+  test(`the dynamically quantized chain of ${name} runs fused, as onnxruntime and the unfused chain compute it`, async () => {
+    const rng = new Rng(21);
+    const fused = dynamicConv(rng, options);
+    const unfused = dynamicConv(new Rng(21), { ...options, expose: true });
+    const x = floats(rng, 3 * C * H * W, -2, 4);
+    const [oh, ow] = [(H + options.pads[0] + options.pads[2] - 3) / options.strides[0] + 1,
+      (W + options.pads[1] + options.pads[3] - 3) / options.strides[1] + 1];
+    const skip = floats(rng, 3 * C * oh * ow);
+    const feedsFor = (b, T) => ({
+      ...feedsOf(x, C * H * W)(b, T),
+      skip: new T('float32', Float32Array.from(skip.slice(0, b * C * oh * ow)), [b, C, oh, ow]),
+    });
+    await compare(fused, feedsFor, [3, 1, 3], relative(1e-4));
+    const feeds = [3, 1, 3].map((b) => feedsFor(b, Tensor));
+    for (const threads of [1, 2]) {
+      const a = await outputsOf(fused, feeds, threads);
+      const b = await outputsOf(unfused, feeds, threads);
+      assert.ok(a.nodes < b.nodes, `fused: ${a.nodes} nodes, unfused: ${b.nodes}`);
+      for (let k = 0; k < feeds.length; k++) exact(a.out[k], b.out[k], `run ${k}, ${threads} threads`);
+    }
+  });
+}
+
+test('the dynamically quantized chain of a MatMul runs fused, as the unfused chain computes it', async () => {
+  const rng = new Rng(23);
+  const K = 21, N = 11;
+  const model = (expose) => modelOf({
+    nodes: [
+      ['DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xz']],
+      ['MatMulInteger', ['xq', 'w', 'xz'], ['acc']],
+      ['Cast', ['acc'], ['accf'], [int('to', 1)]],
+      ['Mul', ['ws', 'xs'], ['scale']],
+      ['Mul', ['accf', 'scale'], ['y']],
+    ],
+    inputs: [['x', 'float32', ['N', 3, K]]],
+    outputs: [['y', 'float32', ['N', 3, N]], ...(expose ? [['accf', 'float32', ['N', 3, N]]] : [])],
+    initializers: [
+      initializer('w', 'uint8', [K, N], ints8(new Rng(5), 'uint8', K * N)),
+      initializer('ws', 'float32', [N], floats(new Rng(6), N, 0.001, 0.01)),
+    ],
+    opset: 13,
+  });
+  const x = floats(rng, 3 * 3 * K, -1, 3);
+  const feedsFor = (b, T) => ({ x: new T('float32', Float32Array.from(x.slice(0, b * 3 * K)), [b, 3, K]) });
+  await compare(model(false), feedsFor, [3, 1, 3], relative(1e-4));
+  const feeds = [3, 1, 3].map((b) => feedsFor(b, Tensor));
+  for (const threads of [1, 2]) {
+    const a = await outputsOf(model(false), feeds, threads);
+    const b = await outputsOf(model(true), feeds, threads);
+    assert.ok(a.nodes < b.nodes, `fused: ${a.nodes} nodes, unfused: ${b.nodes}`);
+    for (let k = 0; k < feeds.length; k++) exact(a.out[k], b.out[k], `run ${k}, ${threads} threads`);
+  }
+});
+
+test('depthwise ConvInteger (exact) and QLinearConv (within 1) match onnxruntime: strides, dilations, pads', async () => {
+  const rng = new Rng(25);
+  for (const [strides, dilations, pads] of [[[1, 1], [1, 1], [1, 1, 1, 1]], [[2, 2], [1, 1], [0, 1, 1, 0]],
+    [[1, 2], [2, 1], [2, 2, 2, 2]]]) {
+    const attrs = [int('group', C), ints('strides', strides), ints('dilations', dilations), ints('pads', pads)];
+    const oh = Math.floor((H + pads[0] + pads[2] - 2 * dilations[0] - 1) / strides[0]) + 1;
+    const ow = Math.floor((W + pads[1] + pads[3] - 2 * dilations[1] - 1) / strides[1]) + 1;
+    const bytes = modelOf({
+      nodes: [
+        ['ConvInteger', ['x', 'w', 'xz', 'wz'], ['acc'], attrs],
+        ['QLinearConv', ['x', 'xs', 'xz', 'w', 'ws', 'wz', 'ys', 'yz', 'bias'], ['y'], attrs],
+      ],
+      inputs: [['x', 'uint8', ['N', C, H, W]]],
+      outputs: [['acc', 'int32', ['N', C, oh, ow]], ['y', 'uint8', ['N', C, oh, ow]]],
+      initializers: [
+        initializer('w', 'uint8', [C, 1, 3, 3], ints8(rng, 'uint8', C * 9)),
+        initializer('xz', 'uint8', [], [117]), initializer('wz', 'uint8', [], [125]),
+        initializer('xs', 'float32', [], [0.02]), initializer('ws', 'float32', [C], floats(rng, C, 0.005, 0.02)),
+        initializer('ys', 'float32', [], [0.1]), initializer('yz', 'uint8', [], [130]),
+        initializer('bias', 'int32', [C], Array.from({ length: C }, () => rng.int(-500, 500))),
+      ],
+      opset: 13,
+    });
+    const x = ints8(rng, 'uint8', 3 * C * H * W);
+    await compare(bytes, (b, T) => ({ x: new T('uint8', Uint8Array.from(x.slice(0, b * C * H * W)), [b, C, H, W]) }),
+      [3, 1, 3], (got, want, what) => (got instanceof Int32Array ? exact(got, want, what) : withinOne(got, want, what)));
+  }
+});
