@@ -62,6 +62,7 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
   ResolvedGraph& rg = session->rg_;
   WEBNX_RETURN_IF_ERROR(ResolveNodes(&rg));
+  FuseChains(&rg, OpRegistry::Default());  // before folding: QDQ weights are still 8-bit
   WEBNX_RETURN_IF_ERROR(FoldConstantNodes(&rg));
   WEBNX_RETURN_IF_ERROR(FoldTransposes(&rg, OpRegistry::Default()));
   FoldChannelAffines(&rg, OpRegistry::Default());

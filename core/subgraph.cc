@@ -38,6 +38,7 @@ Status PrepareSubgraph(const ResolvedGraph& parent, const Node& node, const Grap
   rg.limits = parent.limits;
   BorrowOuterConstants(parent.graph, node.captured_inputs, &rg.graph);
   WEBNX_RETURN_IF_ERROR(ResolveNodes(&rg));
+  FuseChains(&rg, registry);  // before folding: QDQ weights are still 8-bit
   WEBNX_RETURN_IF_ERROR(FoldConstantNodes(&rg));
   WEBNX_RETURN_IF_ERROR(FoldTransposes(&rg, registry));
   FoldChannelAffines(&rg, registry);

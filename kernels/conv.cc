@@ -24,6 +24,7 @@
 #include "kernels/conv_weight_forms.h"
 #include "kernels/epilogue_function.h"
 #include "kernels/nn_common.h"
+#include "kernels/quant_fusion.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
@@ -121,6 +122,11 @@ class ConvKernel : public Kernel {
   // both run per block of four channels, the GEMM writing straight into the depthwise kernel's
   // interleaved, zero-padded input. The wide intermediate is never stored and never
   // interleaved by a pass of its own.
+  // A QDQ convolution (DequantizeLinear around input and weights) runs in int8.
+  bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
+    return quant::ProposeQdqConv(ctx, fused);
+  }
+
   bool FuseConsumer(std::unique_ptr<Kernel>& consumer) override {
     const ConvShape& s = shape_;
     auto* consumer_conv =

@@ -1,5 +1,6 @@
 #include "kernels/quant_fusion.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -80,7 +81,97 @@ bool ConstantWeights(const FusionContext& ctx, const Node& p, const Tensor** w) 
   return p.inputs.size() < 4 || p.inputs[3].empty() || ctx.Constant(p.inputs[3]);
 }
 
+// One scalar float32 constant and an optional scalar uint8 zero point: a per-tensor uint8
+// quantization, its values in *scale and *zp.
+bool UintScalarParams(const FusionContext& ctx, const Node& node, float* scale, int* zp) {
+  const Tensor* s = node.inputs.size() > 1 ? ctx.Constant(node.inputs[1]) : nullptr;
+  if (!s || s->dtype != DType::kFloat32 || s->numel() != 1) return false;
+  *scale = s->ptr<float>()[0];
+  *zp = 0;
+  if (node.inputs.size() < 3 || node.inputs[2].empty()) return true;
+  const Tensor* z = ctx.Constant(node.inputs[2]);
+  if (!z || z->dtype != DType::kUint8 || z->numel() != 1) return false;
+  *zp = z->ptr<uint8_t>()[0];
+  return true;
+}
+
+// DequantizeLinear of constants along axis 0 (per output channel, or per tensor): its node.
+int DequantizedConstant(const FusionContext& ctx, const std::string& value, int64_t channels) {
+  const int dq = ctx.Producer(value);
+  if (dq < 0 || !Is(ctx.node(dq), "DequantizeLinear") || ctx.OnlyReader(value) < 0) return -1;
+  const Node& node = ctx.node(dq);
+  const Tensor* scale = node.inputs.size() > 1 ? ctx.Constant(node.inputs[1]) : nullptr;
+  if (!ctx.Constant(node.inputs[0]) || !scale || scale->dtype != DType::kFloat32) return -1;
+  const Attribute* axis = node.attr("axis");
+  const bool per_tensor = scale->numel() == 1 && scale->shape.size() <= 1;
+  const bool per_channel = scale->shape == Shape{channels} && (axis && axis->i == 0);
+  if (!per_tensor && !per_channel) return -1;
+  if (node.inputs.size() > 2 && !node.inputs[2].empty() && !ctx.Constant(node.inputs[2])) return -1;
+  return node.attr("block_size") ? -1 : dq;
+}
+
+// Input i of `node` is absent or a constant of zeros.
+bool ZeroOrAbsent(const FusionContext& ctx, const Node& node, size_t i) {
+  if (node.inputs.size() <= i || node.inputs[i].empty()) return true;
+  const Tensor* t = ctx.Constant(node.inputs[i]);
+  if (!t) return false;
+  const auto* bytes = static_cast<const uint8_t*>(t->data);
+  return std::all_of(bytes, bytes + t->nbytes(), [](uint8_t b) { return b == 0; });
+}
+
 }  // namespace
+
+bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused) {
+  const Node& conv = ctx.node(ctx.node_index());
+  const int dq_x = ctx.Producer(conv.inputs[0]);
+  if (dq_x < 0 || !Is(ctx.node(dq_x), "DequantizeLinear") || conv.inputs.size() < 2) return false;
+  const int q_x = ctx.Producer(ctx.node(dq_x).inputs[0]);
+  if (q_x < 0 || !Is(ctx.node(q_x), "QuantizeLinear") || ctx.node(q_x).attr("output_dtype"))
+    return false;
+  float s_dq = 0, s_q = 0;
+  int z_dq = 0, z_q = 0;
+  if (!UintScalarParams(ctx, ctx.node(dq_x), &s_dq, &z_dq) ||
+      !UintScalarParams(ctx, ctx.node(q_x), &s_q, &z_q) || s_dq != s_q || z_dq != z_q ||
+      ctx.node(q_x).inputs.size() < 3 || ctx.node(q_x).inputs[2].empty()) {
+    return false;  // a Q without a zero point makes uint8 only by default: named ones only
+  }
+  const int dq_w = ctx.Producer(conv.inputs[1]);
+  const Tensor* w =
+      dq_w < 0 || ctx.node(dq_w).inputs.empty() ? nullptr : ctx.Constant(ctx.node(dq_w).inputs[0]);
+  if (!w || (w->dtype != DType::kInt8 && w->dtype != DType::kUint8) || w->shape.size() < 3 ||
+      DequantizedConstant(ctx, conv.inputs[1], w->shape[0]) != dq_w) {
+    return false;
+  }
+  const Node& wn = ctx.node(dq_w);
+  fused->replaced = {ctx.node_index(), dq_w};
+  std::string bias, bias_scale;
+  if (conv.inputs.size() > 2 && !conv.inputs[2].empty()) {
+    const int dq_b = DequantizedConstant(ctx, conv.inputs[2], w->shape[0]);
+    const Tensor* b =
+        dq_b < 0 ? ctx.Constant(conv.inputs[2]) : ctx.Constant(ctx.node(dq_b).inputs[0]);
+    if (!b || b->dtype != (dq_b < 0 ? DType::kFloat32 : DType::kInt32)) return false;
+    if (dq_b >= 0 && !ZeroOrAbsent(ctx, ctx.node(dq_b), 2)) return false;
+    bias = dq_b < 0 ? conv.inputs[2] : ctx.node(dq_b).inputs[0];
+    if (dq_b >= 0) bias_scale = ctx.node(dq_b).inputs[1], fused->replaced.push_back(dq_b);
+  }
+  const Node& dqx = ctx.node(dq_x);
+  fused->node.name = conv.name;
+  fused->node.domain = "com.webnx";
+  fused->node.op_type = "QDQConv";
+  fused->node.attrs = conv.attrs;
+  fused->node.inputs = {ctx.node(q_x).inputs[0],
+                        dqx.inputs[1],
+                        dqx.inputs[2],
+                        wn.inputs[0],
+                        wn.inputs[1],
+                        wn.inputs.size() > 2 ? wn.inputs[2] : "",
+                        bias,
+                        bias_scale};
+  while (fused->node.inputs.back().empty()) fused->node.inputs.pop_back();
+  fused->node.outputs = {conv.outputs[0]};
+  fused->since_version = 1;
+  return true;
+}
 
 bool ProposeDynamicConv(const FusionContext& ctx, FusedNode* fused) {
   const Node& conv = ctx.node(ctx.node_index());

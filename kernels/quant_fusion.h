@@ -19,4 +19,10 @@ bool ProposeDynamicConv(const FusionContext& ctx, FusedNode* fused);
 // W_scale, W_zp, bias).
 bool ProposeDynamicMatMul(const FusionContext& ctx, FusedNode* fused);
 
+// From a float Conv at ctx.node_index() whose input is DequantizeLinear(QuantizeLinear(x)) (one
+// uint8 scale and zero point) and whose weights (and bias) are DequantizeLinear of constants
+// (the QDQ format): com.webnx QDQConv(x, x_scale, x_zp, W, W_scale, W_zp, bias, bias_scale),
+// the product in int8. Runs before constants fold, which would dequantize the weights.
+bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused);
+
 }  // namespace webnx::quant

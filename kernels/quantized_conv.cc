@@ -23,45 +23,52 @@ namespace {
 
 struct ConvInputs {
   int x = 0, w = 1, x_zp = 2, w_zp = 3;
-  int x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1, bias = -1;
+  int x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1, bias = -1, bias_scale = -1;
 };
 
-// ConvInteger (int32 sums), QLinearConv (requantized), or com.webnx DynamicQuantizeConv: the
-// dynamically quantized chain (kernels/quant_fusion.h) of x (float32), W, W_scale, W_zp, bias,
-// in float32 with a residual sum and a clamp in its epilogue.
-enum class ConvMode { kInteger, kRequantize, kDynamic };
+// ConvInteger (int32 sums), QLinearConv (requantized), com.webnx DynamicQuantizeConv (the
+// dynamically quantized chain, kernels/quant_fusion.h: x float32, W, W_scale, W_zp, bias) or
+// com.webnx QDQConv (a QDQ convolution: x float32 quantized by x_scale and x_zp, W, W_scale,
+// W_zp, a float32 bias or an int32 one and its scale). The last two give float32 with a
+// residual sum and a clamp in their epilogue.
+enum class ConvMode { kInteger, kRequantize, kDynamic, kStatic };
 
 class QuantizedConvKernel final : public Kernel {
  public:
   explicit QuantizedConvKernel(ConvMode mode) : mode_(mode) {
     if (mode == ConvMode::kRequantize) in_ = ConvInputs{0, 3, 2, 5, 1, 4, 6, 7, 8};
     if (mode == ConvMode::kDynamic) in_ = ConvInputs{0, 1, -1, 3, -1, 2, -1, -1, 4};
+    if (mode == ConvMode::kStatic) in_ = ConvInputs{0, 3, 2, 5, 1, 4, -1, -1, 6, 7};
   }
+
+  bool float_io() const { return mode_ == ConvMode::kDynamic || mode_ == ConvMode::kStatic; }
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(mode_ == ConvMode::kRequantize ? ctx.ExpectInputs(8, 9)
                           : mode_ == ConvMode::kDynamic  ? ctx.ExpectInputs(3, 5)
+                          : mode_ == ConvMode::kStatic   ? ctx.ExpectInputs(5, 8)
                                                          : ctx.ExpectInputs(2, 4));
-    if (mode_ == ConvMode::kDynamic) {
+    if (float_io()) {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kFloat32}));
     } else {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kUint8, DType::kInt8}));
     }
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.w, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(PlanShapes(ctx));
-    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_zp, 1, "x_zero_point", ctx.dtype(in_.x)));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_zp, 1, "x_zero_point",
+                                            float_io() ? DType::kUint8 : ctx.dtype(in_.x)));
     WEBNX_RETURN_IF_ERROR(
         quant::CheckParam(ctx, in_.w_zp, out_channels_, "w_zero_point", ctx.dtype(in_.w)));
     if (mode_ == ConvMode::kRequantize) WEBNX_RETURN_IF_ERROR(PlanRequantize(ctx));
-    if (mode_ == ConvMode::kDynamic) WEBNX_RETURN_IF_ERROR(PlanDynamic(ctx));
-    const DType out = mode_ == ConvMode::kInteger   ? DType::kInt32
-                      : mode_ == ConvMode::kDynamic ? DType::kFloat32
-                                                    : ctx.dtype(in_.y_zp);
+    if (float_io()) WEBNX_RETURN_IF_ERROR(PlanFloatIo(ctx));
+    const DType out = mode_ == ConvMode::kInteger ? DType::kInt32
+                      : float_io()                ? DType::kFloat32
+                                                  : ctx.dtype(in_.y_zp);
     ctx.SetOutput(0, out, out_shape_);
     return PlanScratch(ctx);
   }
 
-  Epilogue* epilogue() override { return mode_ == ConvMode::kDynamic ? &epilogue_ : nullptr; }
+  Epilogue* epilogue() override { return float_io() ? &epilogue_ : nullptr; }
 
   bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
     return mode_ == ConvMode::kInteger && quant::ProposeDynamicConv(ctx, fused);
@@ -83,8 +90,12 @@ class QuantizedConvKernel final : public Kernel {
     const void* x = x_in.data;
     DType x_type = x_in.dtype;
     int32_t xz = ctx.has_input(in_.x_zp) ? quant::IntegerAt(ctx.input(in_.x_zp), 0) : 0;
-    if (mode_ == ConvMode::kDynamic) {  // DynamicQuantizeLinear of the whole input
-      quant::DynamicParams(x_in.ptr<float>(), x_in.numel(), &x_scale_, &xz);
+    if (float_io()) {  // DynamicQuantizeLinear, or QuantizeLinear by x_scale and x_zp
+      if (mode_ == ConvMode::kDynamic) {
+        quant::DynamicParams(x_in.ptr<float>(), x_in.numel(), &x_scale_, &xz);
+      } else {
+        x_scale_ = quant::ScaleAt(ctx.input(in_.x_scale), 0);
+      }
       simd::QuantizeU8(x_in.ptr<float>(), x_in.numel(), x_scale_, xz, x_q_.ptr<uint8_t>());
       x = x_q_.data, x_type = DType::kUint8;
     }
@@ -126,21 +137,27 @@ class QuantizedConvKernel final : public Kernel {
     return Status::Ok();
   }
 
-  // W_scale and the bias: float32, one value or one per output channel (any shape holding them).
-  Status PlanDynamic(PlanContext& ctx) {
-    for (int input : {in_.w_scale, in_.bias}) {
+  // The float32 modes' scales and bias: one value or one per output channel (any shape holding
+  // them); QDQConv's bias may be int32 with a scale (DequantizeLinear's).
+  Status PlanFloatIo(PlanContext& ctx) {
+    if (mode_ == ConvMode::kStatic) {
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));
+    }
+    const bool int_bias = ctx.has_input(in_.bias_scale);
+    for (int input : {in_.w_scale, in_.bias, in_.bias_scale}) {
       if (!ctx.has_input(input)) continue;
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32}));
+      const bool is_int = input == in_.bias && int_bias;
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {is_int ? DType::kInt32 : DType::kFloat32}));
       const int64_t n = nn::DimProduct(ctx.shape(input), 0, ctx.shape(input).size());
       if (n != 1 && n != out_channels_) {
-        return ctx.Error(ErrorCode::kShapeMismatch,
-                         std::string(input == in_.bias ? "the bias" : "W_scale") +
-                             " must hold one value or one per output channel");
+        return ctx.Error(
+            ErrorCode::kShapeMismatch,
+            ctx.node().inputs[input] + " must hold one value or one per output channel");
       }
     }
     epilogue_ = Epilogue();
     epilogue_.accepts_addend = true;
-    epilogue_.addend_input = kAddendInput;
+    epilogue_.addend_input = mode_ == ConvMode::kStatic ? 8 : 5;  // after the node's inputs
     epilogue_.accepts_clamp = true;
     return Tensor::AllocateUninitialized(
         DType::kUint8, {nn::DimProduct(ctx.shape(in_.x), 0, ctx.shape(in_.x).size())}, &x_q_);
@@ -217,7 +234,7 @@ class QuantizedConvKernel final : public Kernel {
   void Finish(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
               int64_t count) const {
     if (mode_ == ConvMode::kRequantize) Requantize(ctx, sums, first_out, oc0, count);
-    if (mode_ == ConvMode::kDynamic) Dequantize(ctx, sums, first_out, oc0, count);
+    if (float_io()) Dequantize(ctx, sums, first_out, oc0, count);
   }
 
   // Depthwise: each channel on its own (kernels/simd/dwconv_i8.h), channels split among threads.
@@ -255,14 +272,23 @@ class QuantizedConvKernel final : public Kernel {
                   int64_t count) const {
     const Tensor& w_scale = ctx.input(in_.w_scale);
     const Tensor* bias = ctx.has_input(in_.bias) ? &ctx.input(in_.bias) : nullptr;
-    const float* addend = epilogue_.has_addend ? ctx.input(kAddendInput).ptr<float>() : nullptr;
+    const float* addend =
+        epilogue_.has_addend ? ctx.input(epilogue_.addend_input).ptr<float>() : nullptr;
     float* y = ctx.output(0).ptr<float>();
     for (int64_t i = 0; i < count; ++i) {
       const int64_t oc = oc0 + i, at = (first_out + i) * out_plane_;
       const float scale = x_scale_ * w_scale.ptr<float>()[quant::ParamIndex(w_scale, oc)];
+      float bias_value = 0.f;  // an int32 bias dequantized as DequantizeLinear does
+      if (bias && bias->dtype == DType::kInt32) {
+        const Tensor& bias_scale = ctx.input(in_.bias_scale);
+        bias_value = static_cast<float>(bias->ptr<int32_t>()[quant::ParamIndex(*bias, oc)]) *
+                     bias_scale.ptr<float>()[quant::ParamIndex(bias_scale, oc)];
+      } else if (bias) {
+        bias_value = bias->ptr<float>()[quant::ParamIndex(*bias, oc)];
+      }
       simd::DequantizeArgs args;
       args.scale = &scale;
-      args.bias = bias ? bias->ptr<float>() + quant::ParamIndex(*bias, oc) : nullptr;
+      args.bias = bias ? &bias_value : nullptr;
       args.addend = addend ? addend + at : nullptr;
       args.clamp = epilogue_.HasClamp();
       args.lo = epilogue_.clamp_lo, args.hi = epilogue_.clamp_hi;
@@ -288,8 +314,6 @@ class QuantizedConvKernel final : public Kernel {
                           y.dtype, static_cast<uint8_t*>(y.data) + (first_out + i) * out_plane_);
     }
   }
-
-  static constexpr int kAddendInput = 5;  // after x, W, W_scale, W_zp, bias
 
   const ConvMode mode_;
   ConvInputs in_;
@@ -322,6 +346,10 @@ void RegisterQuantizedConvKernels(OpRegistry& r) {
   r.Register("com.webnx", "DynamicQuantizeConv", {{1}, Inputs(3, 5), Outputs(1)},
              []() -> std::unique_ptr<Kernel> {
                return std::make_unique<QuantizedConvKernel>(ConvMode::kDynamic);
+             });
+  r.Register("com.webnx", "QDQConv", {{1}, Inputs(5, 8), Outputs(1)},
+             []() -> std::unique_ptr<Kernel> {
+               return std::make_unique<QuantizedConvKernel>(ConvMode::kStatic);
              });
 }
 

@@ -45,18 +45,29 @@ void Replace(ResolvedGraph* rg, FusedNode fused) {
   rg->RemoveNodes(removed);
 }
 
-// Drops the nodes in `candidates` (by their first output) whose outputs nothing reads.
-void DropUnread(ResolvedGraph* rg, const std::set<std::string>& candidates) {
-  const GraphIndex index(rg->graph);
-  std::vector<bool> removed(rg->graph.nodes.size(), false);
-  for (size_t n = 0; n < rg->graph.nodes.size(); ++n) {
-    const Node& node = rg->graph.nodes[n];
-    if (node.outputs.empty() || !candidates.count(node.outputs[0])) continue;
-    removed[n] = std::all_of(node.outputs.begin(), node.outputs.end(), [&](const std::string& v) {
-      return v.empty() || index.Readers(v) == 0;
-    });
+// Drops the nodes in `candidates` (by their first output) whose outputs nothing reads, then
+// those it leaves unread in turn (a QuantizeLinear whose DequantizeLinear went).
+void DropUnread(ResolvedGraph* rg, std::set<std::string> candidates) {
+  for (bool dropped = true; dropped;) {
+    const GraphIndex index(rg->graph);
+    std::vector<bool> removed(rg->graph.nodes.size(), false);
+    dropped = false;
+    for (size_t n = 0; n < rg->graph.nodes.size(); ++n) {
+      const Node& node = rg->graph.nodes[n];
+      if (node.outputs.empty() || !candidates.count(node.outputs[0])) continue;
+      removed[n] = std::all_of(node.outputs.begin(), node.outputs.end(), [&](const std::string& v) {
+        return v.empty() || index.Readers(v) == 0;
+      });
+      if (!removed[n]) continue;
+      dropped = true;
+      for (const std::string& in : node.inputs) {
+        const int p = index.Producer(in);
+        if (p >= 0 && !rg->graph.nodes[p].outputs.empty())
+          candidates.insert(rg->graph.nodes[p].outputs[0]);
+      }
+    }
+    rg->RemoveNodes(removed);
   }
-  rg->RemoveNodes(removed);
 }
 
 }  // namespace
