@@ -1,7 +1,6 @@
 // Graph bookkeeping for the quantizer (js/quantize.mjs): reading float constants, building
 // initializers and nodes, fresh names, dropping what a rewrite left unread, and the opset.
 // Works on the plain objects of js/onnx-proto.mjs (camelCase fields).
-import { WebnxError } from './errors.mjs';
 
 export const FLOAT = 1;
 export const UINT8 = 2;
