@@ -1,11 +1,13 @@
-// `webnx check | run | bench`: each takes the arguments after the command name, prints to
-// stdout and resolves to an exit code (0 ok, 1 the model failed, 2 bad usage).
+// `webnx check | run | bench | quantize` (the last in cli-quantize.mjs): each takes the arguments
+// after the command name, prints to stdout and resolves to an exit code (0 ok, 1 the model
+// failed, 2 bad usage).
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
 import { InferenceSession, supportedOps } from './session.mjs';
 import { readModelBytes } from './fetch-model.mjs';
 import { inspectModel, findUnsupported } from './inspect.mjs';
 import { makeFeeds } from './cli-inputs.mjs';
+import { quantize, USAGE as QUANTIZE_USAGE } from './cli-quantize.mjs';
 
 const kb = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`);
 const dimsText = (dims) => (dims ? `[${dims.map((d) => d ?? '?').join(', ')}]` : '[unknown rank]');
@@ -24,6 +26,7 @@ export const USAGE = {
     '  Runs once on random input (or .npy/.json/raw .bin files) and prints the outputs and timing.',
   bench: 'webnx bench <model> [--runs 20] [--warmup 3] [--dim NAME=SIZE]... [--worker]\n' +
     '  Times repeated runs on random input: median, p90, min.',
+  quantize: QUANTIZE_USAGE,
 };
 
 function parse(command, argv, options) {
@@ -172,4 +175,4 @@ export async function bench(argv) {
   }
 }
 
-export const COMMANDS = { check, run, bench };
+export const COMMANDS = { check, run, bench, quantize };

@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { onnxJsonToOnnx, onnxToOnnxJson, onnxToWebnxGraph } from './convert.mjs';
-// check, run and bench live in cli-commands.mjs; they resolve to an exit code.
+// check, run, bench and quantize live in cli-commands.mjs; they resolve to an exit code.
 import { COMMANDS as MODEL_COMMANDS, USAGE as MODEL_USAGE } from './cli-commands.mjs';
 
 const USAGE = `usage:
