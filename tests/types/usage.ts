@@ -1,9 +1,11 @@
-// The package's types (js/index.d.ts, js/convert.d.ts) as an app uses them, checked by `tsc` in
-// `make test` (test-types): every line here must type-check, and every @ts-expect-error line must
-// be an error, so a declaration that drifts from the API fails the suite.
+// The package's types (js/index.d.ts, js/convert.d.ts, js/quantize.d.ts) as an app uses them,
+// checked by `tsc` in `make test` (test-types): every line here must type-check, and every line
+// marked @ts-expect-error must be an error, so a declaration that drifts from the API fails the suite.
 import { InferenceSession, Tensor, WebnxError, env, inspectModel, supportedOps } from 'webnx';
 import type { NodeTiming, SessionStats, ValueMetadata } from 'webnx';
 import { onnxJsonToOnnx, onnxToOnnxJson } from 'webnx/convert';
+import { quantize, quantizeModel } from 'webnx/quantize';
+import type { CalibrationSample, QuantizeReport } from 'webnx/quantize';
 
 export async function classify(modelUrl: string, pixels: Float32Array): Promise<number> {
   env.wasmPaths = '/assets/';
@@ -54,4 +56,15 @@ export async function misc(bytes: Uint8Array): Promise<void> {
   await (await InferenceSession.create(bytes)).run({ x: new Float32Array(1) });
   // @ts-expect-error: env.backend is read-only
   env.backend = 'wasm';
+}
+
+export async function quantized(bytes: Uint8Array, samples: CalibrationSample[]): Promise<Uint8Array> {
+  const dynamic: Uint8Array = await quantizeModel(bytes, { mode: 'dynamic' });
+  const { model, report } = await quantize(bytes, { mode: 'qdq', samples, numThreads: 1, onWarning: console.warn });
+  const r: QuantizeReport = report;
+  console.log(dynamic.length, r.quantized.map((q) => q.as), r.opset?.to, r.calibrationSamples);
+  await quantize(bytes, { mode: 'qdq', randomSamples: 4, seed: 2, dims: { N: 1 } });
+  // @ts-expect-error: the modes are 'dynamic' and 'qdq'
+  await quantizeModel(bytes, { mode: 'static' });
+  return model;
 }
