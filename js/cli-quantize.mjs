@@ -32,7 +32,13 @@ async function listDir(dir) {
 }
 
 async function readNpy(file) {
-  return parseNpy(new Uint8Array(await readFile(file)), file);
+  let bytes;
+  try {
+    bytes = new Uint8Array(await readFile(file));
+  } catch (e) {
+    throw new WebnxError('InvalidArgument', `cannot read calibration sample '${file}': ${e.message}`);
+  }
+  return parseNpy(bytes, file);
 }
 
 // One sample (feeds) from DIR/<sample>/: a .npy file per input.
@@ -49,7 +55,8 @@ async function sampleFromDir(dir, inputs) {
 
 // The samples of a calibration directory, read one at a time: DIR/*.npy (a single-input model)
 // and DIR/<sample>/<input>.npy, in name order. Checks the layout before the first is read.
-export async function readCalibrationDir(dir, inputs) {
+// `source.current` names the file or directory of the sample last read (for error messages).
+export async function readCalibrationDir(dir, inputs, source = {}) {
   const entries = await listDir(dir);
   const files = entries.filter((e) => e.isFile() && e.name.endsWith('.npy')).map((e) => path.join(dir, e.name));
   const dirs = entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
@@ -59,8 +66,14 @@ export async function readCalibrationDir(dir, inputs) {
   }
   if (!files.length && !dirs.length) throw new WebnxError('InvalidArgument', `no .npy samples in '${dir}'`);
   return (async function* samples() {
-    for (const file of files) yield { [inputs[0]]: await readNpy(file) };
-    for (const sub of dirs) yield sampleFromDir(sub, inputs);
+    for (const file of files) {
+      source.current = file;
+      yield { [inputs[0]]: await readNpy(file) };
+    }
+    for (const sub of dirs) {
+      source.current = sub;
+      yield sampleFromDir(sub, inputs);
+    }
   })();
 }
 
@@ -116,9 +129,17 @@ export async function quantize(argv) {
   }
   const bytes = await readModelBytes(args.input);
   const options = { mode: args.mode, seed: args.seed, dims: parseBindings(args.dim), randomSamples: args.random };
-  if (args.calibration) options.samples = await readCalibrationDir(args.calibration, inspectModel(bytes).inputs.map((i) => i.name));
-  const { model, report } = await quantizeBytes(bytes, options);
-  await writeFile(args.output, model);
+  const source = {};
+  if (args.calibration) options.samples = await readCalibrationDir(args.calibration, inspectModel(bytes).inputs.map((i) => i.name), source);
+  const { model, report } = await quantizeBytes(bytes, options).catch((e) => {
+    if (source.current && /calibration sample \d+:/.test(e.message)) e.message = `${e.message} (${source.current})`;
+    throw e;
+  });
+  try {
+    await writeFile(args.output, model);
+  } catch (e) {
+    throw new WebnxError('InvalidArgument', `cannot write '${args.output}': ${e.message}`);
+  }
   printReport(report, args, bytes, model);
   return 0;
 }

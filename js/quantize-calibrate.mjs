@@ -60,7 +60,9 @@ export async function calibrate(bytes, names, options = {}) {
     const ranges = new Map();
     let runs = 0;
     for await (const feeds of samples) {
-      const outputs = await session.run(feeds);
+      const outputs = await session.run(feeds).catch((e) => {
+        throw new WebnxError(e.code ?? 'InvalidInput', `calibration sample ${runs + 1}: ${e.message.replace(`${e.code}: `, '')}`);
+      });
       for (const [name, tensor] of [...Object.entries(feeds), ...Object.entries(outputs)]) {
         if (wanted.has(name)) observe(ranges, name, tensor.data);
       }

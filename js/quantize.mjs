@@ -44,25 +44,28 @@ export async function quantize(bytes, options = {}) {
   const warn = (message) => { report.warnings.push(message); options.onWarning?.(message); };
   const { plans, skipped } = planGraph(graph, constantResolver(graph));
   report.skipped.push(...skipped);
-  if (plans.size === 0) {
-    warn('nothing to quantize (no Conv, MatMul or Gemm with a constant float weight); the model is unchanged');
-    return { model: bytes.slice(), report };
-  }
-  report.opset = mode === 'dynamic' ? requireOpset(model, 11, 'DynamicQuantizeLinear')
+  // Before calibrating: a model whose opset cannot be raised fails fast.
+  const opset = plans.size === 0 ? null : mode === 'dynamic' ? requireOpset(model, 11, 'DynamicQuantizeLinear')
     : requireOpset(model, 13, 'a per-channel DequantizeLinear');
-  if (report.opset) warn(`raised the default-domain opset from ${report.opset.from} to ${report.opset.to}`);
   const ctx = { name: nameAllocator(graph), initializers: [], report, replaced: new Set(), warn };
-  if (mode === 'dynamic') {
+  if (plans.size && mode === 'dynamic') {
     rewriteDynamic(graph, plans, ctx);
-  } else {
+  } else if (plans.size) {
     const activations = [...new Set([...plans.values()].map((p) => p.x))];
     const { ranges, samples } = await calibrate(bytes, activations, { ...options, warn });
     report.calibrationSamples = samples;
     rewriteQdq(graph, plans, ranges, ctx);
   }
+  for (const s of report.skipped) warn(`left ${s.op} '${s.node}' in float: ${s.reason}`);
+  if (report.quantized.length === 0) {
+    warn(plans.size ? 'no node could be quantized; the model is unchanged'
+      : 'nothing to quantize (no Conv, MatMul or Gemm with a constant float weight); the model is unchanged');
+    return { model: bytes.slice(), report };
+  }
+  report.opset = opset;
+  if (opset) warn(`raised the default-domain opset from ${opset.from} to ${opset.to}`);
   graph.initializer = [...(graph.initializer ?? []), ...ctx.initializers];
   dropUnread(graph, ctx.replaced);
-  for (const s of report.skipped) warn(`left ${s.op} '${s.node}' in float: ${s.reason}`);
   return { model: encodeModel(model), report };
 }
 

@@ -437,4 +437,15 @@ test('cli: bad arguments exit 2 with a message; a missing model exits 1 naming i
   const noSamples = await webnx('quantize', tiny, path.join(os.tmpdir(), 'x.onnx'), '--mode', 'qdq', '--calibration', os.tmpdir() + '/no-such-dir');
   assert.equal(noSamples.code, 1);
   assert.match(noSamples.stderr, /cannot read calibration directory/);
+  // A sample of the wrong shape: the runtime's error, the sample's number and its file.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'webnx-quantize-'));
+  try {
+    await writeFile(path.join(dir, 'a.npy'), npy(new Float32Array(75), [1, 3, 5, 5]));
+    const bad = await webnx('quantize', tiny, path.join(dir, 'out.onnx'), '--mode', 'qdq', '--calibration', dir);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /ShapeMismatch: calibration sample 1: input 'x' has shape \[1,3,5,5\].*\(.*a\.npy\)/);
+    assert.ok(!existsSync(path.join(dir, 'out.onnx')));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
