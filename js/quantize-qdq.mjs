@@ -4,7 +4,7 @@
 //   W_q int8 -> DequantizeLinear(w_scale[C], zeros int8 [C], axis) -> node     per output channel
 //   b_q int32 -> DequantizeLinear(x_scale * w_scale[C], zeros int32 [C], axis 0) -> node
 // A runtime that fuses the pattern (onnxruntime) runs integer kernels; one that does not (webnx
-// today) runs the float op on the dequantized values: the same numbers either way.
+// today) runs the float op on the dequantized values: the same numbers up to rounding.
 import { FLOAT, INT8, INT32, UINT8, intAttr, makeNode, makeTensor } from './quantize-graph.mjs';
 import { activationParams, quantizeBias, quantizeWeights } from './quantize-math.mjs';
 

@@ -93,8 +93,9 @@ for (const name of ['mobilenet_v2', 'resnet18']) {
       console.log(`${name} ${mode}: ${(ratio * 100).toFixed(1)}% of the float size; webnx vs onnxruntime ` +
         `${vsOrt.toExponential(2)}; quantized vs float ${vsFloat.toExponential(2)}; top-1 float ${argmax(float)}, ` +
         `onnxruntime ${argmax(w)}, webnx ${argmax(g)}`);
-      // Dynamic: integer products are exact and the float epilogue is elementwise, so the two
-      // runtimes agree to float rounding. QDQ: the float Conv between two requantizations sums in
+      // Dynamic: integer products are exact, the float epilogue is elementwise, and the float ops
+      // between quantized layers (Clip, Relu, Add) give the same bits in both runtimes, so they
+      // agree to float rounding (docs/quantize.md: models with sigmoids do not). QDQ: the float Conv between two requantizations sums in
       // a different order in each runtime; a value landing within an ulp of a .5 quantum boundary
       // then rounds to neighbouring integers (seen: 79.49999 vs 79.50001), and those one-quantum
       // flips compound over 20+ layers to ~5e-3 of the output's range (measured 4e-3..8e-3).
