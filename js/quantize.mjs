@@ -48,6 +48,7 @@ export async function quantize(bytes, options = {}) {
   const opset = plans.size === 0 ? null : mode === 'dynamic' ? requireOpset(model, 11, 'DynamicQuantizeLinear')
     : requireOpset(model, 13, 'a per-channel DequantizeLinear');
   const ctx = { name: nameAllocator(graph), initializers: [], report, replaced: new Set(), warn };
+  if (mode === 'dynamic' && (options.samples || options.randomSamples)) warn('dynamic mode needs no calibration; the samples are not used');
   if (plans.size && mode === 'dynamic') {
     rewriteDynamic(graph, plans, ctx);
   } else if (plans.size) {
