@@ -17,7 +17,7 @@ JOBS ?= 2
 NODE_TESTS := ../shared/onnx-node-tests
 VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
 
-.PHONY: all setup native wasm models demo test test-native test-types test-sanitizers test-wasm-units test-conformance test-node package \
+.PHONY: all setup native wasm models quant-models demo test test-native test-types test-sanitizers test-wasm-units test-conformance test-node package \
         test-browser serve bench fuzz fuzz-diff format clean
 
 all: native wasm
@@ -74,7 +74,7 @@ test-native: native
 # The package's TypeScript declarations against a typed usage file (tests/types/usage.ts).
 test-types: setup
 	npx tsc -p tests/types/tsconfig.json
-	@echo "types: js/index.d.ts and js/convert.d.ts check against tests/types/usage.ts"
+	@echo "types: js/index.d.ts, js/convert.d.ts and js/quantize.d.ts check against tests/types/usage.ts"
 
 # The gtest suite and the conformance runner again under AddressSanitizer + UBSan.
 test-sanitizers: setup
@@ -115,11 +115,22 @@ package: wasm wasm-mt
 	@echo "wrote $(BUILD)/webnx-$(VERSION).tgz ($$(stat -c %s $(BUILD)/webnx-$(VERSION).tgz) bytes)"
 
 # Speed is measured here, never asserted in tests.
-bench: wasm wasm-mt models
+# MobileNetV2 and ResNet18 through the package's own quantizer (webnx quantize), both formats;
+# the QDQ ranges calibrated on 8 seeded inputs by the float model running in webnx.
+quant-models: wasm models
+	@mkdir -p $(MODELS)/quant
+	for m in mobilenet_v2 resnet18; do \
+	  node js/cli.mjs quantize $(MODELS)/$$m.onnx $(MODELS)/quant/$${m}_dynamic.onnx --mode dynamic && \
+	  node js/cli.mjs quantize $(MODELS)/$$m.onnx $(MODELS)/quant/$${m}_qdq.onnx --mode qdq --random 8 \
+	  || exit 1; done
+
+bench: wasm wasm-mt models quant-models
 	$(PYTHON) scripts/model_flops.py $(wildcard $(MODELS)/*[a-z0-9].onnx) --out $(MODELS)/flops.json >/dev/null
 	node bench/run.mjs --models $(MODELS) --save $(BUILD)/bench/1t.json $(BENCH_ARGS)
 	@echo "== 2 threads: each runtime in its own process (spinning pools distort shared runs)"
 	node bench/threads.mjs --models $(MODELS) --threads 2 --one $(BUILD)/bench/1t.json $(BENCH_ARGS)
+	@echo "== int8 and float16 variants of MobileNetV2 and ResNet18 (1 thread)"
+	node bench/quantized.mjs --models $(MODELS)
 	@echo "== models beyond the zoo: recurrent layers, control flow, ConvTranspose, Conv3d (1 thread)"
 	node bench/field.mjs --models $(MODELS)
 	@echo "== in headless Chromium (web/bench.html): zoo and field models, 1 thread"

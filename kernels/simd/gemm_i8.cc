@@ -52,15 +52,18 @@ void Tile(int64_t kc, const int16_t* rows, int64_t row_stride, const int16_t* pa
           int64_t ldo, int cols, int valid, bool accumulate) {
   v128_t acc[kTileRows][2];
   for (int r = 0; r < kTileRows; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
-  for (int64_t p = 0; p < kc / 2; ++p) {
+  const int stride = static_cast<int>(row_stride);
+  auto step = [&](int p) {  // one pair of k values
     const v128_t b0 = wasm_v128_load(panel + p * 16);
     const v128_t b1 = wasm_v128_load(panel + p * 16 + 8);
     for (int r = 0; r < kTileRows; ++r) {
-      const v128_t a = wasm_v128_load32_splat(rows + r * row_stride + 2 * p);
+      const v128_t a = wasm_v128_load32_splat(rows + r * stride + 2 * p);
       acc[r][0] = wasm_i32x4_add(acc[r][0], wasm_i32x4_dot_i16x8(a, b0));
       acc[r][1] = wasm_i32x4_add(acc[r][1], wasm_i32x4_dot_i16x8(a, b1));
     }
-  }
+  };
+  const int pairs = static_cast<int>(kc / 2);  // kc <= kDepthBlock: an int counter
+  for (int p = 0; p < pairs; ++p) step(p);
   for (int r = 0; r < valid; ++r) StoreRow(out + r * ldo, acc[r][0], acc[r][1], cols, accumulate);
 }
 

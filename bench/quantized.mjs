@@ -1,0 +1,78 @@
+// Quantized and half-precision variants of MobileNetV2 and ResNet18 (issue 25's table): the
+// float32 file, its float16-weight copy (scripts/gen_fp16_models.py), and webnx's own
+// quantizer's dynamic and QDQ (per-channel) files (`make quant-models`). webnx and
+// onnxruntime-web (wasm, 1 thread) run each file in one process, alternating, the same seeded
+// image; before timing, each runtime's output is checked against onnxruntime-node's on the same
+// file (float32 and float16 weights: 1e-4 relative; quantized files: the same top-1 class and
+// 2e-2 relative, as QDQ outputs move by one quantum where rounding lands apart). Prints medians,
+// webnx / onnxruntime-web, and webnx / webnx-float32 on the same model.
+//
+// usage: node bench/quantized.mjs [--models build/models] [--runs 20] [--warmup 3]
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { argmax, relativeMaxError } from '../tests/node/helpers.mjs';
+import { INPUT_DIMS, benchInput, option, quantile, sessionMaker } from './common.mjs';
+
+const argv = process.argv.slice(2);
+const modelsDir = option(argv, 'models', 'build/models');
+const runs = Number(option(argv, 'runs', 20));
+const warmup = Number(option(argv, 'warmup', 3));
+
+const VARIANTS = {
+  float32: (m) => `${m}.onnx`,
+  fp16w: (m) => `fp16/${m}_fp16w.onnx`,
+  dynamic: (m) => `quant/${m}_dynamic.onnx`,
+  qdq: (m) => `quant/${m}_qdq.onnx`,
+};
+const runtimes = ['webnx', 'ort-web'];
+const makers = Object.fromEntries(await Promise.all(['webnx', 'ort-web', 'ort-node'].map(
+  async (rt) => [rt, await sessionMaker(rt, 1)])));
+const input = benchInput();
+
+async function checked(file, variant) {
+  const bytes = new Uint8Array(await readFile(file));
+  const sessions = {};
+  for (const rt of [...runtimes, 'ort-node']) sessions[rt] = await makers[rt].create(bytes);
+  const feeds = (rt) => ({ [sessions[rt].inputNames[0]]: new makers[rt].Tensor('float32', input, INPUT_DIMS) });
+  const first = (out) => out[Object.keys(out)[0]].data;
+  const want = first(await sessions['ort-node'].run(feeds('ort-node')));
+  const quantized = variant === 'dynamic' || variant === 'qdq';
+  for (const rt of runtimes) {
+    const got = first(await sessions[rt].run(feeds(rt)));
+    const err = relativeMaxError(got, want);
+    if (!(err <= (quantized ? 2e-2 : 1e-4)) || (quantized && argmax(got) !== argmax(want))) {
+      throw new Error(`${file}: ${rt} differs from onnxruntime-node (relative ${err})`);
+    }
+  }
+  await sessions['ort-node'].release?.();
+  return { sessions, feeds };
+}
+
+console.log('model         variant   webnx ms  ort-web ms  webnx/ort-web  webnx/webnx-fp32');
+for (const model of ['mobilenet_v2', 'resnet18']) {
+  let float32 = NaN;
+  for (const [variant, fileOf] of Object.entries(VARIANTS)) {
+    const file = path.join(modelsDir, fileOf(model));
+    if (!existsSync(file)) {
+      console.log(`${model.padEnd(13)} ${variant.padEnd(8)}  missing ${file} (make quant-models)`);
+      continue;
+    }
+    const { sessions, feeds } = await checked(file, variant);
+    const times = Object.fromEntries(runtimes.map((rt) => [rt, []]));
+    for (let i = 0; i < warmup + runs; ++i) {
+      for (const rt of runtimes) {
+        const f = feeds(rt);
+        const t = performance.now();
+        await sessions[rt].run(f);
+        if (i >= warmup) times[rt].push(performance.now() - t);
+      }
+    }
+    const med = Object.fromEntries(runtimes.map((rt) => [rt, quantile(times[rt], 0.5)]));
+    if (variant === 'float32') float32 = med.webnx;
+    console.log(`${model.padEnd(13)} ${variant.padEnd(8)} ${med.webnx.toFixed(2).padStart(9)}  ` +
+      `${med['ort-web'].toFixed(2).padStart(10)}  ${(med.webnx / med['ort-web']).toFixed(3).padStart(13)}  ` +
+      `${(med.webnx / float32).toFixed(3).padStart(16)}`);
+    for (const rt of runtimes) await sessions[rt].release?.();
+  }
+}
