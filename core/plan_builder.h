@@ -25,6 +25,25 @@
 
 namespace webnx {
 
+// Values' tensors by name, for continuations: a <string, int> map (the .wasm's one string-keyed
+// hash table instantiation) over a vector.
+class TensorRefs {
+ public:
+  const Tensor* at(const std::string& name) const { return refs_[index_.at(name)]; }
+  void set(const std::string& name, const Tensor* t) {
+    auto added = index_.emplace(name, static_cast<int>(refs_.size()));
+    if (added.second) {
+      refs_.push_back(t);
+    } else {
+      refs_[added.first->second] = t;
+    }
+  }
+
+ private:
+  std::unordered_map<std::string, int> index_;
+  std::vector<const Tensor*> refs_;
+};
+
 struct Plan::Continuation {
   const ResolvedGraph* rg = nullptr;
   const OpRegistry* registry = nullptr;
@@ -35,7 +54,7 @@ struct Plan::Continuation {
   // Every value defined before the continuation, and where each run-time one lives (a slot of
   // the plan before it, which keeps it alive to its end).
   std::unordered_map<std::string, PlannedValue> known;
-  std::unordered_map<std::string, const Tensor*> slots;
+  TensorRefs slots;
   std::list<std::pair<std::string, std::unique_ptr<Plan>>> plans;  // most recently used first
 };
 
@@ -124,7 +143,7 @@ class Plan::Builder {
   std::unordered_map<std::string, int> first_output_of_step_;
   int64_t plan_constant_bytes_ = 0;  // outputs of nodes evaluated at plan time
   // A continuation's run-time values from the plans before it (core/plan_continuation.cc).
-  std::unordered_map<std::string, const Tensor*> external_;
+  TensorRefs external_;
 };
 
 }  // namespace webnx

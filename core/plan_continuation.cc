@@ -32,7 +32,7 @@ void Plan::Builder::ContinueAfter(size_t n) {
   for (const auto& kv : known_) {
     if (kv.second.value) continue;
     auto own = plan_->values_.find(kv.first);
-    if (own != plan_->values_.end()) c->slots[kv.first] = &own->second;
+    if (own != plan_->values_.end()) c->slots.set(kv.first, &own->second);
   }
   // What the continuation reads lives to the end of this plan.
   for (size_t m = n + 1; m < graph_.nodes.size(); ++m)

@@ -20,7 +20,8 @@ simd::ZeroPoints ZeroPointsOf(const Tensor* zero_point, std::vector<int32_t>* st
 }
 
 int64_t PackedOperand::PackedSize() const {
-  return as_panels ? simd::PanelsSize(rows, cols) : rows * simd::PairedDepth(cols);
+  return as_panels ? simd::PanelsSize(rows, cols)
+                   : (rows + simd::kRowsOverread) * simd::PairedDepth(cols);
 }
 
 Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
@@ -48,6 +49,8 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
       } else {
         simd::PackRowsI16(src + m * matrix, dtype, layout.rows, layout.cols, layout.cols,
                           zero_points, dst + m * size);
+        const int64_t packed = layout.rows * simd::PairedDepth(layout.cols);
+        std::fill(dst + m * size + packed, dst + (m + 1) * size, int16_t{0});  // the overread
       }
     }
   };

@@ -20,7 +20,7 @@ simd::ZeroPoints ZeroPointsOf(const Tensor* zero_point, std::vector<int32_t>* st
 struct PackedOperand {
   bool as_panels = false;
   int64_t matrices = 1, rows = 0, cols = 0;
-  int64_t PackedSize() const;  // int16 elements of one matrix
+  int64_t PackedSize() const;  // int16 elements of one matrix (rows: the GEMM's overread too)
 };
 
 // Input `input` (a constant) minus the constant zero points of input `zp_input` (may be absent),

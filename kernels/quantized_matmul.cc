@@ -142,8 +142,8 @@ class QuantizedMatMulKernel final : public Kernel {
       WEBNX_RETURN_IF_ERROR(
           Tensor::AllocateUninitialized(DType::kInt16, {b_layout.PackedSize()}, &b_scratch_));
     }
-    WEBNX_RETURN_IF_ERROR(
-        Tensor::AllocateUninitialized(DType::kInt16, {m_ * simd::PairedDepth(k_)}, &a_rows_));
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
+        DType::kInt16, {(m_ + simd::kRowsOverread) * simd::PairedDepth(k_)}, &a_rows_));
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kFloat32, {n_}, &multipliers_));
     const int64_t sums = mode_ == MatMulMode::kInteger ? 0 : m_ * n_;
     return Tensor::AllocateUninitialized(DType::kInt32, {sums}, &sums_);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Seed corpora for the fuzz targets (tests/fuzz), written to $1 (default build/fuzz-corpus):
-#   onnx/    ONNX node test models, the small test models, the digits model, tests/hostile cases
+#   onnx/    ONNX node test models, the small test models, the digits model and its two quantized
+#            forms (webnx quantize: the chains the loader fuses), tests/hostile cases
 #   mutate/  the valid models only (the structure-aware target mutates them)
 #   json/    examples/dsl/*.json, tests/hostile JSON cases, and ONNX-JSON conversions of the
 #            small node test models (protobuf's JSON mapping, which the JSON loader reads)
@@ -24,6 +25,17 @@ for model in "$NODE_TESTS"/*/model.onnx "$ROOT"/build/models/testdata/*.onnx \
   cp -u "$model" "$OUT/mutate/$name"
   valid=$((valid + 1))
 done
+# The digits model quantized by the package's quantizer (dynamic and QDQ): seeds whose graphs
+# hold the chains fused at load (kernels/quant_fusion.cc). Needs dist/ (make wasm) for QDQ's
+# calibration run; skipped without it.
+if [ -f "$ROOT/dist/webnx.wasm" ]; then
+  for mode in dynamic qdq; do
+    target="$OUT/onnx/digits_$mode.onnx"
+    [ -f "$target" ] || node "$ROOT/js/cli.mjs" quantize "$ROOT/examples/digits/digits_mobilenet.onnx" \
+      "$target" --mode "$mode" --random 2 >/dev/null 2>&1 || true
+    small "$target" && cp -u "$target" "$OUT/mutate/" && valid=$((valid + 1))
+  done
+fi
 hostile=0
 for case in "$ROOT"/tests/hostile/cases/*; do
   [ -f "$case" ] || continue

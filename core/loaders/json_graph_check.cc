@@ -13,9 +13,19 @@ struct Definition {
   std::string pointer;
 };
 
+// Definitions by name, in a <string, int> map (the .wasm's one string-keyed hash table
+// instantiation) over a vector.
+struct Definitions {
+  std::unordered_map<std::string, int> index;
+  std::vector<Definition> all;
+  const Definition* Find(const std::string& name) const {
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : &all[it->second];
+  }
+};
+
 // Follows not-yet-ordered producers from a stuck node until a node repeats: that is a cycle.
-std::string DescribeCycle(const std::vector<NodeRefs>& nodes,
-                          const std::unordered_map<std::string, Definition>& defs,
+std::string DescribeCycle(const std::vector<NodeRefs>& nodes, const Definitions& defs,
                           const std::vector<int>& pending, int start, int* on_cycle) {
   std::vector<int> path;
   std::vector<int> seen_at(nodes.size(), -1);
@@ -25,9 +35,9 @@ std::string DescribeCycle(const std::vector<NodeRefs>& nodes,
     path.push_back(at);
     int next = -1;
     for (const NamedRef& in : nodes[at].inputs) {
-      auto it = defs.find(in.name);
-      if (it != defs.end() && it->second.node >= 0 && pending[it->second.node] > 0) {
-        next = it->second.node;
+      const Definition* d = defs.Find(in.name);
+      if (d && d->node >= 0 && pending[d->node] > 0) {
+        next = d->node;
         break;
       }
     }
@@ -51,14 +61,15 @@ std::string DescribeCycle(const std::vector<NodeRefs>& nodes,
 
 Status CheckGraphRefs(const std::vector<NamedRef>& sources, const std::vector<NodeRefs>& nodes,
                       const std::vector<NamedRef>& graph_outputs, std::vector<int>* order) {
-  std::unordered_map<std::string, Definition> defs;
+  Definitions defs;
   auto define = [&](const NamedRef& ref, int node) -> Status {
     if (ref.name.empty()) return Status::Ok();
-    auto inserted = defs.emplace(ref.name, Definition{node, ref.pointer});
+    auto inserted = defs.index.emplace(ref.name, static_cast<int>(defs.all.size()));
     if (!inserted.second) {
       return MalformedAt(ref.pointer, "'" + ref.name + "' is already defined at " +
-                                          ShowPointer(inserted.first->second.pointer));
+                                          ShowPointer(defs.all[inserted.first->second].pointer));
     }
+    defs.all.push_back(Definition{node, ref.pointer});
     return Status::Ok();
   };
   for (const NamedRef& s : sources) WEBNX_RETURN_IF_ERROR(define(s, -1));
@@ -71,20 +82,20 @@ Status CheckGraphRefs(const std::vector<NamedRef>& sources, const std::vector<No
   for (int i = 0; i < n; ++i) {
     for (const NamedRef& in : nodes[i].inputs) {
       if (in.name.empty()) continue;
-      auto it = defs.find(in.name);
-      if (it == defs.end()) {
+      const Definition* d = defs.Find(in.name);
+      if (!d) {
         return MalformedAt(in.pointer, "'" + in.name +
                                            "' is not defined (no graph input, tensor or node "
                                            "output has that name)");
       }
-      if (it->second.node >= 0) {
+      if (d->node >= 0) {
         ++pending[i];
-        users[it->second.node].push_back(i);
+        users[d->node].push_back(i);
       }
     }
   }
   for (const NamedRef& out : graph_outputs) {
-    if (!defs.count(out.name)) {
+    if (!defs.Find(out.name)) {
       return MalformedAt(out.pointer, "graph output '" + out.name +
                                           "' is not defined by any input, tensor or node");
     }

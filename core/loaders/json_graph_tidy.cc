@@ -33,10 +33,11 @@ void CancelTransposePairs(Graph* graph) {
   for (const auto& o : graph->outputs) graph_outputs.insert(o.name);
   // <string, int> maps and no unordered_set: one hash-table instantiation the .wasm already has.
   std::unordered_map<std::string, int> producer;
-  std::unordered_map<std::string, std::string> alias;  // value -> the value it equals
+  std::unordered_map<std::string, int> alias;  // value -> the value it equals, in equals
+  std::vector<std::string> equals;
   auto resolve = [&](const std::string& name) {
     auto it = alias.find(name);
-    return it == alias.end() ? name : it->second;
+    return it == alias.end() ? name : equals[it->second];
   };
   // Nodes are in topological order, so one pass sees every pair after its first half.
   for (size_t n = 0; n < graph->nodes.size(); ++n) {
@@ -56,7 +57,8 @@ void CancelTransposePairs(Graph* graph) {
       node.attrs.clear();
       node.inputs[0] = before.inputs[0];
     } else {
-      alias[node.outputs[0]] = before.inputs[0];
+      alias[node.outputs[0]] = static_cast<int>(equals.size());
+      equals.push_back(before.inputs[0]);
     }
   }
 }

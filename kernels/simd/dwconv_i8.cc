@@ -20,9 +20,12 @@ DepthwiseI8Shape MakeDepthwiseI8Shape(const nn::WindowAxis& h, const nn::WindowA
 
 void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtype,
                      int32_t zero_point, int16_t* planes) {
-  const int shift = dtype == DType::kInt8 ? 8 : 0;
+  // A byte b is (b ^ flip) - flip as int8 (flip 0x80) or uint8 (flip 0): one xor, one subtract.
+  const int flip = dtype == DType::kInt8 ? 0x80 : 0;
+  const int offset = flip + zero_point;
+  const v128_t flip_v = wasm_i16x8_splat(static_cast<int16_t>(flip));
+  const v128_t offset_v = wasm_i16x8_splat(static_cast<int16_t>(offset));
   const int64_t stride = s.w.stride, plane_size = s.phase_rows * s.phase_cols;
-  const v128_t zp = wasm_i16x8_splat(static_cast<int16_t>(zero_point));
   std::memset(planes, 0, sizeof(int16_t) * s.PlanesSize());
   for (int64_t r = 0; r < s.phase_rows; ++r) {
     const int64_t ih = r - s.h.pad_begin;
@@ -38,16 +41,13 @@ void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtyp
       if (stride == 1) {
         WEBNX_NO_UNROLL
         for (; j + 8 <= j1; j += 8) {
-          const v128_t bytes = wasm_u16x8_load8x8(src + j + first);
-          const v128_t wide = wasm_i16x8_shr(wasm_i16x8_shl(bytes, shift), shift);
-          wasm_v128_store(dst + j, wasm_i16x8_sub(wide, zp));
+          const v128_t bytes = wasm_v128_xor(wasm_u16x8_load8x8(src + j + first), flip_v);
+          wasm_v128_store(dst + j, wasm_i16x8_sub(bytes, offset_v));
         }
       }
       WEBNX_PLAIN_LOOP
       for (; j < j1; ++j) {
-        const uint8_t b = src[j * stride + first];
-        dst[j] = static_cast<int16_t>(
-            static_cast<int16_t>(static_cast<int16_t>(b << shift) >> shift) - zero_point);
+        dst[j] = static_cast<int16_t>((src[j * stride + first] ^ flip) - offset);
       }
     }
   }

@@ -6,26 +6,27 @@
 namespace webnx::simd {
 namespace {
 
-// 8-bit data of either signedness through one code path: bytes are widened as unsigned, then
-// shifted up and arithmetically back by `shift` (8 for int8, 0 for uint8) to sign-extend.
-inline int ShiftFor(DType dtype) {
-  return dtype == DType::kInt8 ? 8 : 0;
+// 8-bit data of either signedness through one code path: a byte b read as unsigned is
+// (b ^ flip) - flip as int8 with flip = 0x80, and as uint8 with flip = 0; minus a zero point z
+// that is (b ^ flip) - (flip + z): one xor and one subtract per eight values.
+inline int FlipFor(DType dtype) {
+  return dtype == DType::kInt8 ? 0x80 : 0;
 }
-inline v128_t LoadWide(const uint8_t* p, int shift) {
-  return wasm_i16x8_shr(wasm_i16x8_shl(wasm_u16x8_load8x8(p), shift), shift);
+inline v128_t LoadLess(const uint8_t* p, v128_t flip, v128_t offset) {
+  return wasm_i16x8_sub(wasm_v128_xor(wasm_u16x8_load8x8(p), flip), offset);
 }
-inline int32_t Widen(uint8_t b, int shift) {
-  return static_cast<int16_t>(static_cast<int16_t>(b << shift) >> shift);
+inline int16_t Less(uint8_t b, int flip, int32_t offset) {
+  return static_cast<int16_t>((b ^ flip) - offset);
 }
 
 // One panel's pair of rows (k, k + 1) from rows r0 and r1, `cols` columns; a missing row (r1
 // null, K odd) or column is 0.
-void PackPair(const uint8_t* r0, const uint8_t* r1, const int32_t* zp, int cols, int shift,
+void PackPair(const uint8_t* r0, const uint8_t* r1, const int32_t* zp, int cols, int flip,
               int16_t* out) {
   WEBNX_PLAIN_LOOP
   for (int c = 0; c < kI8PanelCols; ++c) {
-    out[2 * c] = c < cols ? static_cast<int16_t>(Widen(r0[c], shift) - zp[c]) : 0;
-    out[2 * c + 1] = c < cols && r1 ? static_cast<int16_t>(Widen(r1[c], shift) - zp[c]) : 0;
+    out[2 * c] = c < cols ? Less(r0[c], flip, flip + zp[c]) : 0;
+    out[2 * c + 1] = c < cols && r1 ? Less(r1[c], flip, flip + zp[c]) : 0;
   }
 }
 
@@ -85,20 +86,19 @@ WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t kp, int64_t k0, int64_t kc, const 
 
 void PackRowsI16(const void* src, DType dtype, int64_t rows, int64_t k, int64_t stride,
                  ZeroPoints zero_points, int16_t* dst) {
-  const int shift = ShiftFor(dtype);
+  const int flip = FlipFor(dtype);
+  const v128_t flip_v = wasm_i16x8_splat(static_cast<int16_t>(flip));
   const int64_t kp = PairedDepth(k);
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* row = static_cast<const uint8_t*>(src) + r * stride;
     int16_t* out = dst + r * kp;
-    const int32_t zp = zero_points.at(r);
-    const v128_t zp_v = wasm_i16x8_splat(static_cast<int16_t>(zp));
+    const int32_t offset = flip + zero_points.at(r);
+    const v128_t offset_v = wasm_i16x8_splat(static_cast<int16_t>(offset));
     int64_t i = 0;
     WEBNX_NO_UNROLL
-    for (; i + 8 <= k; i += 8) {
-      wasm_v128_store(out + i, wasm_i16x8_sub(LoadWide(row + i, shift), zp_v));
-    }
+    for (; i + 8 <= k; i += 8) wasm_v128_store(out + i, LoadLess(row + i, flip_v, offset_v));
     WEBNX_PLAIN_LOOP
-    for (; i < k; ++i) out[i] = static_cast<int16_t>(Widen(row[i], shift) - zp);
+    for (; i < k; ++i) out[i] = Less(row[i], flip, offset);
     if (kp != k) out[k] = 0;
   }
 }
@@ -106,7 +106,8 @@ void PackRowsI16(const void* src, DType dtype, int64_t rows, int64_t k, int64_t 
 void PackPanelsI16(const void* src_data, DType dtype, int64_t k, int64_t n, int64_t stride,
                    ZeroPoints zero_points, int16_t* dst) {
   const auto* src = static_cast<const uint8_t*>(src_data);
-  const int shift = ShiftFor(dtype);
+  const int flip = FlipFor(dtype);
+  const v128_t flip_v = wasm_i16x8_splat(static_cast<int16_t>(flip));
   const int64_t kp = PairedDepth(k);
   for (int64_t panel = 0; panel < ColumnPanels(n); ++panel) {
     int16_t* out = dst + panel * kp * kI8PanelCols;
@@ -115,14 +116,15 @@ void PackPanelsI16(const void* src_data, DType dtype, int64_t k, int64_t n, int6
     int32_t zp[kI8PanelCols];
     WEBNX_PLAIN_LOOP
     for (int c = 0; c < kI8PanelCols; ++c) zp[c] = c < cols ? zero_points.at(n0 + c) : 0;
-    const v128_t zp_v = wasm_i16x8_narrow_i32x4(wasm_v128_load(zp), wasm_v128_load(zp + 4));
+    const v128_t offset_v =
+        wasm_i16x8_add(wasm_i16x8_narrow_i32x4(wasm_v128_load(zp), wasm_v128_load(zp + 4)), flip_v);
     int64_t i = 0;
     if (cols == kI8PanelCols) {
       // Rows k and k + 1 interleaved: the dot instruction's pairs, eight columns.
       WEBNX_NO_UNROLL
       for (; i + 2 <= k; i += 2, out += 2 * kI8PanelCols) {
-        const v128_t a = wasm_i16x8_sub(LoadWide(src + i * stride + n0, shift), zp_v);
-        const v128_t b = wasm_i16x8_sub(LoadWide(src + (i + 1) * stride + n0, shift), zp_v);
+        const v128_t a = LoadLess(src + i * stride + n0, flip_v, offset_v);
+        const v128_t b = LoadLess(src + (i + 1) * stride + n0, flip_v, offset_v);
         wasm_v128_store(out, wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11));
         wasm_v128_store(out + 8, wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
       }
@@ -130,7 +132,7 @@ void PackPanelsI16(const void* src_data, DType dtype, int64_t k, int64_t n, int6
     WEBNX_PLAIN_LOOP
     for (; i < k; i += 2, out += 2 * kI8PanelCols) {
       const uint8_t* r0 = src + i * stride + n0;
-      PackPair(r0, i + 1 < k ? r0 + stride : nullptr, zp, cols, shift, out);
+      PackPair(r0, i + 1 < k ? r0 + stride : nullptr, zp, cols, flip, out);
     }
   }
 }
@@ -139,20 +141,11 @@ void GemmI16(int64_t rows_count, int64_t kp, const int16_t* rows, const int16_t*
              int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo) {
   for (int64_t k0 = 0; k0 < kp; k0 += kDepthBlock) {
     const int64_t kc = std::min(kDepthBlock, kp - k0);
-    int64_t r = 0;
-    for (; r + kTileRows <= rows_count; r += kTileRows) {
-      RowBlock(kp, k0, kc, rows + r * kp + k0, kp, kTileRows, panels, panel_begin, panel_end,
-               n_total, out + r * ldo, ldo);
+    for (int64_t r = 0; r < rows_count; r += kTileRows) {
+      const int valid = static_cast<int>(std::min<int64_t>(kTileRows, rows_count - r));
+      RowBlock(kp, k0, kc, rows + r * kp + k0, kp, valid, panels, panel_begin, panel_end, n_total,
+               out + r * ldo, ldo);
     }
-    if (r == rows_count) continue;
-    // The last 1 to 3 rows, copied beside zero rows: one tile shape for every row.
-    int16_t last[kTileRows * kDepthBlock] = {};
-    const int valid = static_cast<int>(rows_count - r);
-    for (int i = 0; i < valid; ++i) {
-      std::memcpy(last + i * kDepthBlock, rows + (r + i) * kp + k0, sizeof(int16_t) * kc);
-    }
-    RowBlock(kp, k0, kc, last, kDepthBlock, valid, panels, panel_begin, panel_end, n_total,
-             out + r * ldo, ldo);
   }
 }
 

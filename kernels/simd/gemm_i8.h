@@ -44,7 +44,10 @@ void PackPanelsI16(const void* src, DType dtype, int64_t k, int64_t n, int64_t s
                    ZeroPoints zero_points, int16_t* dst);
 
 // out[m][n] = sum over k of rows[m][k] * panels(k, n) for m < rows_count and the columns of
-// panels [panel_begin, panel_end) (n < n_total), out's rows ldo apart. Sums wrap.
+// panels [panel_begin, panel_end) (n < n_total), out's rows ldo apart. Sums wrap. Rows are read
+// in tiles of 4: up to kRowsOverread rows past the last must be readable (their sums are
+// dropped, whatever they hold).
+constexpr int64_t kRowsOverread = 3;
 void GemmI16(int64_t rows_count, int64_t kp, const int16_t* rows, const int16_t* panels,
              int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo);
 

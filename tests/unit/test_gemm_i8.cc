@@ -48,7 +48,8 @@ TEST(GemmI8, MatchesReferenceAndDirectLoopOnOddShapes) {
             const auto a_zp = ZeroPointValues(rng, a_type, m),
                        b_zp = ZeroPointValues(rng, b_type, n);
             const int64_t kp = simd::PairedDepth(k);
-            std::vector<int16_t> rows(m * kp), panels(simd::PanelsSize(k, n));
+            std::vector<int16_t> rows((m + simd::kRowsOverread) * kp),
+                panels(simd::PanelsSize(k, n));
             simd::PackRowsI16(a.data(), a_type, m, k, k, {a_zp.data(), 0}, rows.data());
             simd::PackPanelsI16(b.data(), b_type, k, n, n, {b_zp.data(), 0}, panels.data());
             std::vector<int32_t> got(m * n, -1), reference(m * n, -2), direct(m * n);
