@@ -4,13 +4,17 @@
 // onnxruntime-web (wasm, 1 thread) run each file in one process, alternating, the same seeded
 // image; before timing, each runtime's output is checked against onnxruntime-node's on the same
 // file (float32 and float16 weights: 1e-4 relative; quantized files: the same top-1 class and
-// 2e-2 relative, as QDQ outputs move by one quantum where rounding lands apart). Prints medians,
-// webnx / onnxruntime-web, and webnx / webnx-float32 on the same model.
+// 2e-2 relative, as QDQ outputs move by one quantum where rounding lands apart). Each file runs
+// in a fresh process: a model loaded after another in one process ran up to 1.35x slower (the
+// float16-weight MobileNetV2 after the float32 one). Prints medians, webnx / onnxruntime-web,
+// and webnx / webnx-float32 on the same model.
 //
 // usage: node bench/quantized.mjs [--models build/models] [--runs 20] [--warmup 3]
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { argmax, relativeMaxError } from '../tests/node/helpers.mjs';
 import { INPUT_DIMS, benchInput, option, quantile, sessionMaker } from './common.mjs';
 
@@ -49,6 +53,24 @@ async function checked(file, variant) {
   return { sessions, feeds };
 }
 
+// --one FILE VARIANT: time one file in this process and print "webnx_ms ort_web_ms".
+const one = argv.indexOf('--one');
+if (one >= 0) {
+  const [file, variant] = argv.slice(one + 1, one + 3);
+  const { sessions, feeds } = await checked(file, variant);
+  const times = Object.fromEntries(runtimes.map((rt) => [rt, []]));
+  for (let i = 0; i < warmup + runs; ++i) {
+    for (const rt of runtimes) {
+      const f = feeds(rt);
+      const t = performance.now();
+      await sessions[rt].run(f);
+      if (i >= warmup) times[rt].push(performance.now() - t);
+    }
+  }
+  console.log(runtimes.map((rt) => quantile(times[rt], 0.5)).join(' '));
+  process.exit(0);
+}
+
 console.log('model         variant   webnx ms  ort-web ms  webnx/ort-web  webnx/webnx-fp32');
 for (const model of ['mobilenet_v2', 'resnet18']) {
   let float32 = NaN;
@@ -58,21 +80,12 @@ for (const model of ['mobilenet_v2', 'resnet18']) {
       console.log(`${model.padEnd(13)} ${variant.padEnd(8)}  missing ${file} (make quant-models)`);
       continue;
     }
-    const { sessions, feeds } = await checked(file, variant);
-    const times = Object.fromEntries(runtimes.map((rt) => [rt, []]));
-    for (let i = 0; i < warmup + runs; ++i) {
-      for (const rt of runtimes) {
-        const f = feeds(rt);
-        const t = performance.now();
-        await sessions[rt].run(f);
-        if (i >= warmup) times[rt].push(performance.now() - t);
-      }
-    }
-    const med = Object.fromEntries(runtimes.map((rt) => [rt, quantile(times[rt], 0.5)]));
-    if (variant === 'float32') float32 = med.webnx;
-    console.log(`${model.padEnd(13)} ${variant.padEnd(8)} ${med.webnx.toFixed(2).padStart(9)}  ` +
-      `${med['ort-web'].toFixed(2).padStart(10)}  ${(med.webnx / med['ort-web']).toFixed(3).padStart(13)}  ` +
-      `${(med.webnx / float32).toFixed(3).padStart(16)}`);
-    for (const rt of runtimes) await sessions[rt].release?.();
+    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--runs', String(runs),
+      '--warmup', String(warmup), '--one', file, variant], { encoding: 'utf8' });
+    const [webnx, ortWeb] = out.trim().split('\n').pop().split(' ').map(Number);
+    if (variant === 'float32') float32 = webnx;
+    console.log(`${model.padEnd(13)} ${variant.padEnd(8)} ${webnx.toFixed(2).padStart(9)}  ` +
+      `${ortWeb.toFixed(2).padStart(10)}  ${(webnx / ortWeb).toFixed(3).padStart(13)}  ` +
+      `${(webnx / float32).toFixed(3).padStart(16)}`);
   }
 }
