@@ -48,3 +48,18 @@ export async function sessionMaker(name, threads) {
   }
   throw new Error(`unknown runtime '${name}'`);
 }
+
+// Median run time of each runtime's session, runs alternating between the runtimes: `warmup`
+// untimed rounds, then `runs` timed ones; feedsOf(rt) gives that runtime's feeds.
+export async function alternatingMedians(sessions, runtimes, feedsOf, warmup, runs) {
+  const times = Object.fromEntries(runtimes.map((rt) => [rt, []]));
+  for (let i = 0; i < warmup + runs; ++i) {
+    for (const rt of runtimes) {
+      const f = feedsOf(rt);
+      const t = performance.now();
+      await sessions[rt].run(f);
+      if (i >= warmup) times[rt].push(performance.now() - t);
+    }
+  }
+  return Object.fromEntries(runtimes.map((rt) => [rt, quantile(times[rt], 0.5)]));
+}

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { relativeMaxError } from '../tests/node/helpers.mjs';
-import { option, quantile, sessionMaker } from './common.mjs';
+import { alternatingMedians, option, sessionMaker } from './common.mjs';
 import { FIELD_MODELS, fieldFeeds } from './field-models.mjs';
 
 const argv = process.argv.slice(2);
@@ -37,16 +37,7 @@ for (const name of only) {
       if (!(err <= 1e-4)) throw new Error(`${name}: ${rt} output '${o}' differs from onnxruntime-node by ${err}`);
     }
   }
-  const times = Object.fromEntries(runtimes.map((rt) => [rt, []]));
-  for (let i = 0; i < warmup + runs; ++i) {
-    for (const rt of runtimes) {
-      const f = feedsOf(rt);
-      const t = performance.now();
-      await sessions[rt].run(f);
-      if (i >= warmup) times[rt].push(performance.now() - t);
-    }
-  }
-  const med = Object.fromEntries(runtimes.map((rt) => [rt, quantile(times[rt], 0.5)]));
+  const med = await alternatingMedians(sessions, runtimes, feedsOf, warmup, runs);
   console.log(`${name.padEnd(12)} ${med.webnx.toFixed(2).padStart(8)}  ${med['ort-web'].toFixed(2).padStart(10)}  ` +
     `${med['ort-node'].toFixed(2).padStart(11)}  ${(med.webnx / med['ort-web']).toFixed(3).padStart(13)}  ${what}`);
   for (const rt of runtimes) await sessions[rt].release?.();

@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argmax, relativeMaxError } from '../tests/node/helpers.mjs';
-import { INPUT_DIMS, benchInput, option, quantile, sessionMaker } from './common.mjs';
+import { INPUT_DIMS, alternatingMedians, benchInput, option, sessionMaker } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const modelsDir = option(argv, 'models', 'build/models');
@@ -58,16 +58,8 @@ const one = argv.indexOf('--one');
 if (one >= 0) {
   const [file, variant] = argv.slice(one + 1, one + 3);
   const { sessions, feeds } = await checked(file, variant);
-  const times = Object.fromEntries(runtimes.map((rt) => [rt, []]));
-  for (let i = 0; i < warmup + runs; ++i) {
-    for (const rt of runtimes) {
-      const f = feeds(rt);
-      const t = performance.now();
-      await sessions[rt].run(f);
-      if (i >= warmup) times[rt].push(performance.now() - t);
-    }
-  }
-  console.log(runtimes.map((rt) => quantile(times[rt], 0.5)).join(' '));
+  const med = await alternatingMedians(sessions, runtimes, feeds, warmup, runs);
+  console.log(runtimes.map((rt) => med[rt]).join(' '));
   process.exit(0);
 }
 

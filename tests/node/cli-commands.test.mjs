@@ -1,23 +1,11 @@
 // `webnx check | run | bench` through the real bin script, as `npx webnx …` runs it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { modelPath, repoRoot } from './helpers.mjs';
+import { modelPath, repoRoot, runCli } from './helpers.mjs';
 
-const cli = path.join(repoRoot, 'js/cli.mjs');
-
-async function webnx(...args) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('node', [cli, ...args], { timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    if (typeof e.code !== 'number') throw e;
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const webnx = runCli;
 
 test('check: a supported model lists inputs, outputs, opsets and ops; exit 0', async () => {
   const { code, stdout } = await webnx('check', modelPath('mobilenet_v2.onnx'));

@@ -1,7 +1,9 @@
 // Shared by the node:test files: model paths, seeded inputs, and comparison with onnxruntime-node.
+import { execFile } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const modelsDir = process.env.WEBNX_MODELS || path.join(repoRoot, 'build/models');
@@ -34,4 +36,16 @@ export function openFiles() {
   return readdirSync('/proc/self/fd').map((fd) => {
     try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; }  // closed meanwhile
   });
+}
+
+// `webnx <args>` through the real bin script, as `npx webnx …` runs it: { code, stdout, stderr }.
+export async function runCli(...args) {
+  try {
+    const cli = path.join(repoRoot, 'js/cli.mjs');
+    const { stdout, stderr } = await promisify(execFile)('node', [cli, ...args], { timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    if (typeof e.code !== 'number') throw e;
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }

@@ -3,18 +3,16 @@
 // keeps its accuracy; plus the graph details (sharing, opsets, what is kept) and the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import * as ort from 'onnxruntime-node';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
 import { decodeModel, encodeModel } from '../../js/onnx-proto.mjs';
 import { quantize, quantizeModel } from '../../js/quantize.mjs';
 import { activationParams, quantizeBias, quantizeWeights, roundHalfEven } from '../../js/quantize-math.mjs';
-import { argmax, modelPath, relativeMaxError, repoRoot, seededFloats } from './helpers.mjs';
+import { argmax, modelPath, relativeMaxError, repoRoot, runCli, seededFloats } from './helpers.mjs';
 
 const FLOAT = 1, UINT8 = 2, INT8 = 3, INT32 = 6;
 
@@ -368,17 +366,7 @@ test('errors: a bad mode, bytes that are not a model, an empty calibration', asy
 
 // --- the command line --------------------------------------------------------------------------
 
-const cli = path.join(repoRoot, 'js/cli.mjs');
-
-async function webnx(...args) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('node', [cli, ...args], { timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    if (typeof e.code !== 'number') throw e;
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const webnx = runCli;
 
 // A float32 .npy (format 1.0) of `values` shaped `dims`.
 function npy(values, dims) {
