@@ -222,7 +222,7 @@ class QuantizedConvKernel final : public Kernel {
     in_plane_ = axes_[0].in * axes_[1].in * axes_[2].in;
     taps_ = axes_[0].kernel * axes_[1].kernel * axes_[2].kernel;
     is_depthwise_ = groups_ == in_channels_ && groups_ == out_channels_ && axes_[0].kernel == 1 &&
-                    axes_[0].in == 1;
+                    axes_[0].in == 1 && taps_ <= simd::kMaxDepthwiseI8Taps;
     pointwise_ = std::all_of(axes_.begin(), axes_.end(), [](const nn::WindowAxis& a) {
       return a.kernel == 1 && a.stride == 1 && a.pad_begin == 0 && a.out == a.in;
     });

@@ -55,21 +55,23 @@ void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtyp
 
 void DepthwiseI16(const DepthwiseI8Shape& s, const int16_t* planes, const int16_t* weights,
                   int32_t* out) {
-  const int64_t plane_size = s.phase_rows * s.phase_cols;
+  // Each tap's offset from an output row's first column: phase plane, row and column.
+  const int taps = static_cast<int>(s.h.kernel * s.w.kernel);
+  int64_t offset[kMaxDepthwiseI8Taps];
+  for (int t = 0; t < taps; ++t) {
+    const int64_t kh = t / s.w.kernel, padded = (t % s.w.kernel) * s.w.dilation;
+    offset[t] = (padded % s.w.stride) * s.phase_rows * s.phase_cols +
+                kh * s.h.dilation * s.phase_cols + padded / s.w.stride;
+  }
   for (int64_t oh = 0; oh < s.h.out; ++oh) {
+    const int16_t* row = planes + oh * s.h.stride * s.phase_cols;
     for (int64_t ow = 0; ow < s.w.out; ow += 8) {
       v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
-      for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
-        const int64_t row = oh * s.h.stride + kh * s.h.dilation;
-        for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
-          const int64_t padded = kw * s.w.dilation;
-          const int16_t* src = planes + (padded % s.w.stride) * plane_size + row * s.phase_cols +
-                               padded / s.w.stride + ow;
-          const v128_t x = wasm_v128_load(src);
-          const v128_t w = wasm_i16x8_splat(weights[kh * s.w.kernel + kw]);
-          lo = wasm_i32x4_add(lo, wasm_i32x4_extmul_low_i16x8(x, w));
-          hi = wasm_i32x4_add(hi, wasm_i32x4_extmul_high_i16x8(x, w));
-        }
+      for (int t = 0; t < taps; ++t) {
+        const v128_t x = wasm_v128_load(row + offset[t] + ow);
+        const v128_t w = wasm_i16x8_splat(weights[t]);
+        lo = wasm_i32x4_add(lo, wasm_i32x4_extmul_low_i16x8(x, w));
+        hi = wasm_i32x4_add(hi, wasm_i32x4_extmul_high_i16x8(x, w));
       }
       int32_t* dst = out + oh * s.w.out + ow;
       if (ow + 8 <= s.w.out) {

@@ -12,6 +12,9 @@
 
 namespace webnx::simd {
 
+// Kernels up to 8x8 taps (larger depthwise convs take the GEMM).
+constexpr int kMaxDepthwiseI8Taps = 64;
+
 struct DepthwiseI8Shape {
   nn::WindowAxis h, w;
   int64_t phase_rows = 0, phase_cols = 0;  // of each phase plane

@@ -203,30 +203,36 @@ void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, const float* mul
 }
 
 void DequantizeRow(const int32_t* acc, int64_t n, const DequantizeArgs& args, float* y) {
+  // The arguments in locals: read through `args` the loop would reload them after every store.
   const f32x4 lo = Splat(args.lo), hi = Splat(args.hi);
+  const float* scales = args.scale;
+  const float* biases = args.bias;
+  const float* addend = args.addend;
+  const bool one_scale = args.one_scale, one_bias = args.one_bias, clamp = args.clamp;
+  const f32x4 scale_all = Splat(scales[0]), bias_all = Splat(biases ? biases[0] : 0.f);
   // The chain's order: Cast, Mul by the scale, Add of the bias, the residual sum, the clamp.
-  auto dequantize = [&](v128_t sums, f32x4 scale, f32x4 bias, const float* addend) {
+  auto dequantize = [&](v128_t sums, f32x4 scale, f32x4 bias, const float* add) {
     f32x4 v = Mul(wasm_f32x4_convert_i32x4(sums), scale);
-    if (args.bias) v = Add(v, bias);  // no bias, no +0 (which would turn -0 into +0)
-    if (addend) v = Add(v, Load(addend));
-    return args.clamp ? Clamp(v, lo, hi) : v;
+    if (biases) v = Add(v, bias);  // no bias, no +0 (which would turn -0 into +0)
+    if (add) v = Add(v, Load(add));
+    return clamp ? Clamp(v, lo, hi) : v;
   };
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const f32x4 scale = args.one_scale ? Splat(args.scale[0]) : Load(args.scale + i);
-    const f32x4 bias = !args.bias      ? scale
-                       : args.one_bias ? Splat(args.bias[0])
-                                       : Load(args.bias + i);
-    Store(y + i, dequantize(wasm_v128_load(acc + i), scale, bias,
-                            args.addend ? args.addend + i : nullptr));
+    const f32x4 scale = one_scale ? scale_all : Load(scales + i);
+    const f32x4 bias = one_bias || !biases ? bias_all : Load(biases + i);
+    Store(y + i, dequantize(wasm_v128_load(acc + i), scale, bias, addend ? addend + i : nullptr));
   }
-  WEBNX_NO_UNROLL
-  for (; i < n; ++i) {
-    const f32x4 scale = Splat(args.scale[args.one_scale ? 0 : i]);
-    const f32x4 bias = Splat(!args.bias ? 0.f : args.bias[args.one_bias ? 0 : i]);
-    float addend[4] = {args.addend ? args.addend[i] : 0.f};
-    y[i] = wasm_f32x4_extract_lane(
-        dequantize(wasm_i32x4_splat(acc[i]), scale, bias, args.addend ? addend : nullptr), 0);
+  WEBNX_PLAIN_LOOP
+  for (; i < n; ++i) {  // the same operations on one value
+    float v = static_cast<float>(acc[i]) * scales[one_scale ? 0 : i];
+    if (biases) v += biases[one_bias ? 0 : i];
+    if (addend) v += addend[i];
+    if (clamp) {  // as Clamp: PMax(lo, v), then PMin(hi, ·); NaN gives lo
+      v = args.lo < v ? v : args.lo;
+      v = v < args.hi ? v : args.hi;
+    }
+    y[i] = v;
   }
 }
 
