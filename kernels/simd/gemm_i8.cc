@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/quant_params.h"
+
 namespace webnx::simd {
 namespace {
 
@@ -194,11 +196,13 @@ void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, const float* mul
         is_signed ? wasm_i8x16_narrow_i16x8(lo16, hi16) : wasm_u8x16_narrow_i16x8(lo16, hi16);
     wasm_v128_store(static_cast<uint8_t*>(y) + i, bytes);
   }
-  WEBNX_NO_UNROLL
-  for (; i < n; ++i) {
-    const v128_t mult = wasm_f32x4_splat(multiplier[one_multiplier ? 0 : i]);
-    const int32_t q = wasm_i32x4_extract_lane(quantize(wasm_i32x4_splat(acc[i]), mult), 0);
-    static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
+  const int32_t q_lo = is_signed ? -128 : 0, q_hi = is_signed ? 127 : 255;
+  WEBNX_PLAIN_LOOP
+  for (; i < n; ++i) {  // the scalar reference's arithmetic, which the vectors reproduce
+    const float v = static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(acc[i]) +
+                                                            static_cast<uint32_t>(bias))) *
+                    multiplier[one_multiplier ? 0 : i];
+    static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(quant::Saturate(v, zero_point, q_lo, q_hi));
   }
 }
 

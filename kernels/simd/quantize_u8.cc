@@ -1,5 +1,6 @@
 #include "kernels/simd/quantize_u8.h"
 
+#include "kernels/quant_params.h"
 #include "kernels/simd/vec.h"
 
 namespace webnx::simd {
@@ -46,10 +47,8 @@ void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint
     const v128_t b = wasm_i16x8_narrow_i32x4(quantize(Load(x + i + 8)), quantize(Load(x + i + 12)));
     wasm_v128_store(y + i, wasm_u8x16_narrow_i16x8(a, b));
   }
-  WEBNX_NO_UNROLL
-  for (; i < n; ++i) {
-    y[i] = static_cast<uint8_t>(wasm_i32x4_extract_lane(quantize(Splat(x[i])), 0));
-  }
+  WEBNX_PLAIN_LOOP
+  for (; i < n; ++i) y[i] = static_cast<uint8_t>(quant::Saturate(x[i] / scale, zero_point, 0, 255));
 }
 
 }  // namespace webnx::simd
