@@ -97,7 +97,7 @@ int FuseChains(ResolvedGraph* rg, const OpRegistry& registry) {
     FusedNode fused;
     if (!kernel ||
         !kernel->ProposeFusion(FusionContext(*rg, *index, static_cast<int>(n)), &fused) ||
-        !Contained(rg->graph, fused) ||
+        fused.replaced.empty() || !Contained(rg->graph, fused) ||
         !registry.CheckArity(fused.node, fused.since_version).ok()) {
       ++n;
       continue;
