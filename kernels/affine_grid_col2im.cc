@@ -124,7 +124,9 @@ class Col2ImKernel final : public Kernel {
     const Shape& x = ctx.shape(0);
     const int64_t taps = nn::DimProduct(block, 0, rank);
     int64_t blocks = 1;
-    for (const nn::WindowAxis& a : axes_) blocks *= a.out;
+    for (const nn::WindowAxis& a : axes_) {  // saturated: no input is that long (hostile pads)
+      if (__builtin_mul_overflow(blocks, a.out, &blocks)) blocks = INT64_MAX;
+    }
     if (x.size() != 3 || x[1] % taps != 0 || x[2] != blocks) {
       return ctx.Error(ErrorCode::kShapeMismatch,
                        "the input must be [N, C * " + std::to_string(taps) + ", " +

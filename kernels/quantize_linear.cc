@@ -103,7 +103,9 @@ class DequantizeLinearKernel final : public Kernel {
     Tensor& y = ctx.output(0);
     ForEachElement(layout_, [&](int64_t p, int64_t e) {
       const int32_t z = zp ? quant::IntegerAt(*zp, p) : 0;
-      const float v = static_cast<float>(quant::IntegerAt(x, e) - z) * quant::ScaleAt(scale, p);
+      // In int64: int32 data minus an int32 zero point may not fit in int32.
+      const float v =
+          static_cast<float>(int64_t{quant::IntegerAt(x, e)} - z) * quant::ScaleAt(scale, p);
       if (out_ == DType::kFloat16) {
         y.ptr<uint16_t>()[e] = FloatToHalf(v);
       } else {
