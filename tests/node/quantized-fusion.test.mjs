@@ -2,7 +2,7 @@
 // the int8 depthwise path: each against onnxruntime-node on the same model and input (float
 // outputs within 1e-4 relative, integer outputs exact), and each fused graph against the same
 // graph left unfused (one of the chain's values also a graph output) — bitwise, over batch
-// 3 -> 1 -> 3 with 1 and 2 threads.
+// 3 -> 1 -> 3 with 1 and 2 threads, each run bitwise a fresh session's run of that batch.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InferenceSession, Tensor } from '../../js/index.mjs';
@@ -45,12 +45,19 @@ function dynamicConv(rng, { group, strides, pads, expose }) {
   });
 }
 
+// Output y of one session over the feeds in order, and its graph's node count; each run is
+// checked bitwise against a fresh session's run of the same feeds.
 async function outputsOf(bytes, feeds, numThreads) {
   const session = await InferenceSession.create(bytes, { numThreads });
   const out = [];
   for (const f of feeds) out.push((await session.run(f)).y.data);
   const nodes = session.stats.graphNodes;
   await session.release();
+  for (let k = 0; k < feeds.length; k++) {
+    const fresh = await InferenceSession.create(bytes, { numThreads });
+    exact(out[k], (await fresh.run(feeds[k])).y.data, `run ${k} against a fresh session, ${numThreads} threads`);
+    await fresh.release();
+  }
   return { out, nodes };
 }
 
@@ -138,5 +145,37 @@ test('depthwise ConvInteger (exact) and QLinearConv (within 1) match onnxruntime
     const x = ints8(rng, 'uint8', 3 * C * H * W);
     await compare(bytes, (b, T) => ({ x: new T('uint8', Uint8Array.from(x.slice(0, b * C * H * W)), [b, C, H, W]) }),
       [3, 1, 3], (got, want, what) => (got instanceof Int32Array ? exact(got, want, what) : withinOne(got, want, what)));
+  }
+});
+
+test('a QDQ convolution runs fused, each run bitwise a fresh session\'s, batch 3 -> 1 -> 3', async () => {
+  const rng = new Rng(27);
+  const model = (expose) => modelOf({
+    nodes: [
+      ['QuantizeLinear', ['x', 'xs', 'xz'], ['xq']],
+      ['DequantizeLinear', ['xq', 'xs', 'xz'], ['xd']],
+      ['DequantizeLinear', ['wq', 'ws', 'wz'], ['wd'], [int('axis', 0)]],
+      ['DequantizeLinear', ['bq', 'bs'], ['bd'], [int('axis', 0)]],
+      ['Conv', ['xd', 'wd', 'bd'], ['c'], [ints('pads', [1, 1, 1, 1])]],
+      ['Relu', ['c'], ['y']],
+    ],
+    inputs: [['x', 'float32', ['N', C, H, W]]],
+    outputs: [['y', 'float32', ['N', 5, H, W]], ...(expose ? [['wd', 'float32', [5, C, 3, 3]]] : [])],
+    initializers: [
+      initializer('xs', 'float32', [], [0.03]), initializer('xz', 'uint8', [], [120]),
+      initializer('wq', 'int8', [5, C, 3, 3], ints8(new Rng(7), 'int8', 5 * C * 9)),
+      initializer('ws', 'float32', [5], [0.01, 0.02, 0.005, 0.015, 0.03]),
+      initializer('wz', 'int8', [5], [0, 0, 0, 0, 0]),
+      initializer('bq', 'int32', [5], [100, -200, 0, 50, 7]),
+      initializer('bs', 'float32', [5], [0.0003, 0.0006, 0.00015, 0.00045, 0.0009]),
+    ],
+    opset: 13,
+  });
+  const x = floats(rng, 3 * C * H * W, -2, 2);
+  const feeds = [3, 1, 3].map((b) => feedsOf(x, C * H * W)(b, Tensor));
+  for (const threads of [1, 2]) {
+    const a = await outputsOf(model(false), feeds, threads);
+    const b = await outputsOf(model(true), feeds, threads);
+    assert.ok(a.nodes < b.nodes, `fused: ${a.nodes} nodes, unfused: ${b.nodes}`);
   }
 });
