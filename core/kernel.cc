@@ -44,19 +44,17 @@ Status PlanContext::ExpectInputs(int min, int max) const {
     return Error(ErrorCode::kMalformedModel, "takes at most " + std::to_string(max) +
                                                  " inputs, got " + std::to_string(num_inputs()));
   }
-  for (int i = 0; i < min; ++i) {
-    if (!has_input(i)) {
-      return Error(ErrorCode::kMalformedModel,
-                   "required input " + std::to_string(i) + " is missing");
-    }
-  }
+  for (int i = 0; i < min; ++i) WEBNX_RETURN_IF_ERROR(ExpectPresent(i));
   return Status::Ok();
 }
 
+Status PlanContext::ExpectPresent(int i) const {
+  if (has_input(i)) return Status::Ok();
+  return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
+}
+
 Status PlanContext::ExpectDType(int i, std::initializer_list<DType> allowed) const {
-  if (!has_input(i)) {
-    return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
-  }
+  WEBNX_RETURN_IF_ERROR(ExpectPresent(i));
   for (DType d : allowed) {
     if (dtype(i) == d) {
       AcceptDType(i);
@@ -71,9 +69,7 @@ Status PlanContext::ExpectDType(int i, std::initializer_list<DType> allowed) con
 }
 
 Status PlanContext::ExpectAnyDType(int i) const {
-  if (!has_input(i)) {
-    return Error(ErrorCode::kMalformedModel, "required input " + std::to_string(i) + " is missing");
-  }
+  WEBNX_RETURN_IF_ERROR(ExpectPresent(i));
   if (DTypeSize(dtype(i)) == 0) {
     return Error(ErrorCode::kUnsupportedDtype,
                  "input " + std::to_string(i) + " ('" + node_.inputs[i] + "') has no dtype");

@@ -109,6 +109,8 @@ class PlanContext {
   Status Error(ErrorCode code, const std::string& message) const;
   // Checks the count of present inputs: MalformedModel when outside [min, max].
   Status ExpectInputs(int min, int max) const;
+  // MalformedModel naming input i unless it is present (not omitted with an empty name).
+  Status ExpectPresent(int i) const;
   // MalformedModel naming input i unless it is present and has one of the given dtypes.
   Status ExpectDType(int i, std::initializer_list<DType> allowed) const;
   // The same for kernels that only move elements: any dtype.

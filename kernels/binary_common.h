@@ -33,12 +33,8 @@ inline Status ExpectTypeSet(const PlanContext& ctx, int i, TypeSet set) {
 }
 
 inline Status ExpectSameDType(const PlanContext& ctx, int i, int j) {
-  for (int k : {i, j}) {
-    if (!ctx.has_input(k)) {
-      return ctx.Error(ErrorCode::kMalformedModel,
-                       "input " + std::to_string(k) + " is missing (an empty name)");
-    }
-  }
+  WEBNX_RETURN_IF_ERROR(ctx.ExpectPresent(i));
+  WEBNX_RETURN_IF_ERROR(ctx.ExpectPresent(j));
   if (ctx.dtype(i) == ctx.dtype(j)) {
     if (ctx.DTypeAccepted(i)) ctx.AcceptDType(j);
     return Status::Ok();

@@ -63,12 +63,8 @@ class ScanKernel : public Kernel {
                                                        std::to_string(scan_inputs_) + " with " +
                                                        std::to_string(own) + " inputs");
     }
-    for (int i = first_; i < first_ + own; ++i) {  // states and scanned inputs are never omitted
-      if (!ctx.has_input(i)) {
-        return ctx.Error(ErrorCode::kMalformedModel,
-                         "input " + std::to_string(i) + " (a state or a scanned input) is missing");
-      }
-    }
+    for (int i = first_; i < first_ + own; ++i)  // states and scanned inputs are never omitted
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectPresent(i));
     const std::vector<int64_t> zeros(scan_inputs_, 0);
     in_axes_ = batched_ ? zeros : attrs.Ints("scan_input_axes", zeros);
     in_reverse_ = attrs.Ints(batched_ ? "directions" : "scan_input_directions", zeros);

@@ -75,9 +75,13 @@ bool MatchChain(const FusionContext& ctx, int product, size_t rank, size_t axis,
 }
 
 // W (and its zero point, if any) are 8-bit constants.
+bool EightBit(const Tensor* t) {
+  return t && (t->dtype == DType::kInt8 || t->dtype == DType::kUint8);
+}
+
 bool ConstantWeights(const FusionContext& ctx, const Node& p, const Tensor** w) {
   *w = p.inputs.size() > 1 ? ctx.Constant(p.inputs[1]) : nullptr;
-  if (!*w || ((*w)->dtype != DType::kInt8 && (*w)->dtype != DType::kUint8)) return false;
+  if (!EightBit(*w)) return false;
   return p.inputs.size() < 4 || p.inputs[3].empty() || ctx.Constant(p.inputs[3]);
 }
 
@@ -119,47 +123,67 @@ bool ZeroOrAbsent(const FusionContext& ctx, const Node& node, size_t i) {
   return std::all_of(bytes, bytes + t->nbytes(), [](uint8_t b) { return b == 0; });
 }
 
+// `value` = DequantizeLinear(QuantizeLinear(x)) with one uint8 scale and zero point, given by
+// name in both: the DequantizeLinear's node (its scale and zero point inputs), x in *x.
+int QuantizedActivation(const FusionContext& ctx, const std::string& value, std::string* x) {
+  const int dq = ctx.Producer(value);
+  if (dq < 0 || !Is(ctx.node(dq), "DequantizeLinear")) return -1;
+  const int q = ctx.Producer(ctx.node(dq).inputs[0]);
+  if (q < 0 || !Is(ctx.node(q), "QuantizeLinear") || ctx.node(q).attr("output_dtype")) return -1;
+  float s_dq = 0, s_q = 0;
+  int z_dq = 0, z_q = 0;
+  if (!UintScalarParams(ctx, ctx.node(dq), &s_dq, &z_dq) ||
+      !UintScalarParams(ctx, ctx.node(q), &s_q, &z_q) || s_dq != s_q || z_dq != z_q ||
+      ctx.node(q).inputs.size() < 3 || ctx.node(q).inputs[2].empty()) {
+    return -1;  // a Q without a zero point makes uint8 only by default: named ones only
+  }
+  *x = ctx.node(q).inputs[0];
+  return dq;
+}
+
+// The conv's bias: absent, a float constant, or DequantizeLinear of an int32 constant (zero
+// point absent or zeros) per channel, whose node joins the replaced ones.
+bool QdqBias(const FusionContext& ctx, const Node& conv, int64_t channels, FusedNode* fused,
+             std::string* bias, std::string* bias_scale) {
+  if (conv.inputs.size() < 3 || conv.inputs[2].empty()) return true;
+  const int dq = DequantizedConstant(ctx, conv.inputs[2], channels);
+  if (dq < 0) {
+    const Tensor* b = ctx.Constant(conv.inputs[2]);
+    *bias = conv.inputs[2];
+    return b && b->dtype == DType::kFloat32;
+  }
+  const Tensor* b = ctx.Constant(ctx.node(dq).inputs[0]);
+  if (b->dtype != DType::kInt32 || !ZeroOrAbsent(ctx, ctx.node(dq), 2)) return false;
+  *bias = ctx.node(dq).inputs[0];
+  *bias_scale = ctx.node(dq).inputs[1];
+  fused->replaced.push_back(dq);
+  return true;
+}
+
 }  // namespace
 
 bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused) {
   const Node& conv = ctx.node(ctx.node_index());
-  const int dq_x = ctx.Producer(conv.inputs[0]);
-  if (dq_x < 0 || !Is(ctx.node(dq_x), "DequantizeLinear") || conv.inputs.size() < 2) return false;
-  const int q_x = ctx.Producer(ctx.node(dq_x).inputs[0]);
-  if (q_x < 0 || !Is(ctx.node(q_x), "QuantizeLinear") || ctx.node(q_x).attr("output_dtype"))
-    return false;
-  float s_dq = 0, s_q = 0;
-  int z_dq = 0, z_q = 0;
-  if (!UintScalarParams(ctx, ctx.node(dq_x), &s_dq, &z_dq) ||
-      !UintScalarParams(ctx, ctx.node(q_x), &s_q, &z_q) || s_dq != s_q || z_dq != z_q ||
-      ctx.node(q_x).inputs.size() < 3 || ctx.node(q_x).inputs[2].empty()) {
-    return false;  // a Q without a zero point makes uint8 only by default: named ones only
-  }
+  std::string x;
+  const int dq_x = conv.inputs.size() < 2 ? -1 : QuantizedActivation(ctx, conv.inputs[0], &x);
+  if (dq_x < 0) return false;
   const int dq_w = ctx.Producer(conv.inputs[1]);
   const Tensor* w =
       dq_w < 0 || ctx.node(dq_w).inputs.empty() ? nullptr : ctx.Constant(ctx.node(dq_w).inputs[0]);
-  if (!w || (w->dtype != DType::kInt8 && w->dtype != DType::kUint8) || w->shape.size() < 3 ||
+  if (!EightBit(w) || w->shape.size() < 3 ||
       DequantizedConstant(ctx, conv.inputs[1], w->shape[0]) != dq_w) {
     return false;
   }
-  const Node& wn = ctx.node(dq_w);
   fused->replaced = {ctx.node_index(), dq_w};
   std::string bias, bias_scale;
-  if (conv.inputs.size() > 2 && !conv.inputs[2].empty()) {
-    const int dq_b = DequantizedConstant(ctx, conv.inputs[2], w->shape[0]);
-    const Tensor* b =
-        dq_b < 0 ? ctx.Constant(conv.inputs[2]) : ctx.Constant(ctx.node(dq_b).inputs[0]);
-    if (!b || b->dtype != (dq_b < 0 ? DType::kFloat32 : DType::kInt32)) return false;
-    if (dq_b >= 0 && !ZeroOrAbsent(ctx, ctx.node(dq_b), 2)) return false;
-    bias = dq_b < 0 ? conv.inputs[2] : ctx.node(dq_b).inputs[0];
-    if (dq_b >= 0) bias_scale = ctx.node(dq_b).inputs[1], fused->replaced.push_back(dq_b);
-  }
+  if (!QdqBias(ctx, conv, w->shape[0], fused, &bias, &bias_scale)) return false;
   const Node& dqx = ctx.node(dq_x);
+  const Node& wn = ctx.node(dq_w);
   fused->node.name = conv.name;
   fused->node.domain = "com.webnx";
   fused->node.op_type = "QDQConv";
   fused->node.attrs = conv.attrs;
-  fused->node.inputs = {ctx.node(q_x).inputs[0],
+  fused->node.inputs = {x,
                         dqx.inputs[1],
                         dqx.inputs[2],
                         wn.inputs[0],

@@ -80,9 +80,8 @@ class QuantizedConvKernel final : public Kernel {
       std::vector<int32_t> zp_values;
       const Tensor* w_zp = ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr;
       const Tensor& w = ctx.input(in_.w);
-      simd::PackRowsI16(w.data, w.dtype, out_channels_,
-                        w.numel() / std::max<int64_t>(out_channels_, 1),
-                        w.numel() / std::max<int64_t>(out_channels_, 1),
+      const int64_t depth = w.numel() / std::max<int64_t>(out_channels_, 1);
+      simd::PackRowsI16(w.data, w.dtype, out_channels_, depth, depth,
                         quant::ZeroPointsOf(w_zp, &zp_values), w_scratch_.ptr<int16_t>());
       w_rows = w_scratch_.ptr<int16_t>();
     }
@@ -115,7 +114,7 @@ class QuantizedConvKernel final : public Kernel {
         quant::RunGemmI16(ctx, group_out, group_in * taps_,
                           w_rows + g * group_out * simd::PairedDepth(group_in * taps_),
                           panels_.ptr<int16_t>(), out_plane_, sums, out_plane_);
-        Finish(ctx, sums_.ptr<int32_t>(), first_out, g * group_out, group_out);
+        Finish(ctx, sums, first_out, g * group_out, group_out);
       }
     }
     return Status::Ok();
@@ -286,12 +285,14 @@ class QuantizedConvKernel final : public Kernel {
       } else if (bias) {
         bias_value = bias->ptr<float>()[quant::ParamIndex(*bias, oc)];
       }
-      simd::DequantizeArgs args;
-      args.scale = &scale;
-      args.bias = bias ? &bias_value : nullptr;
-      args.addend = addend ? addend + at : nullptr;
-      args.clamp = epilogue_.HasClamp();
-      args.lo = epilogue_.clamp_lo, args.hi = epilogue_.clamp_hi;
+      const simd::DequantizeArgs args{&scale,
+                                      true,
+                                      bias ? &bias_value : nullptr,
+                                      true,
+                                      addend ? addend + at : nullptr,
+                                      epilogue_.HasClamp(),
+                                      epilogue_.clamp_lo,
+                                      epilogue_.clamp_hi};
       simd::DequantizeRow(sums + i * out_plane_, out_plane_, args, y + at);
     }
   }

@@ -161,13 +161,14 @@ class QuantizedMatMulKernel final : public Kernel {
   void Dequantize(RunContext& ctx, int64_t batch) {
     const Tensor* bias = Param(ctx, ops_.bias);
     const float* addend = epilogue_.has_addend ? ctx.input(kAddendInput).ptr<float>() : nullptr;
-    simd::DequantizeArgs args;
-    args.scale = multipliers_.ptr<float>();
-    args.one_scale = false;
-    args.bias = bias ? bias->ptr<float>() : nullptr;
-    args.one_bias = bias && bias->numel() == 1;
-    args.clamp = epilogue_.HasClamp();
-    args.lo = epilogue_.clamp_lo, args.hi = epilogue_.clamp_hi;
+    simd::DequantizeArgs args{multipliers_.ptr<float>(),
+                              false,
+                              bias ? bias->ptr<float>() : nullptr,
+                              bias && bias->numel() == 1,
+                              nullptr,
+                              epilogue_.HasClamp(),
+                              epilogue_.clamp_lo,
+                              epilogue_.clamp_hi};
     for (int64_t m = 0; m < m_; ++m) {
       const int64_t at = (batch * m_ + m) * n_;
       args.addend = addend ? addend + at : nullptr;

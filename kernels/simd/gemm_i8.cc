@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/quant_params.h"
+#include "kernels/simd/quantize_u8.h"
 
 namespace webnx::simd {
 namespace {
@@ -176,25 +177,16 @@ void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, const float* mul
   const float hi = (is_signed ? 127.0f : 255.0f) - static_cast<float>(zero_point);
   const v128_t lo_v = wasm_f32x4_splat(lo), hi_v = wasm_f32x4_splat(hi);
   const v128_t bias_v = wasm_i32x4_splat(bias), zp_v = wasm_i32x4_splat(zero_point);
-  // round(v) clamped to [lo, hi] (NaN stays NaN and converts to 0), plus the zero point.
-  auto quantize = [&](v128_t sums, v128_t mult) {
-    const v128_t v = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_add(sums, bias_v)), mult);
-    const v128_t clamped = wasm_f32x4_pmin(wasm_f32x4_pmax(wasm_f32x4_nearest(v), lo_v), hi_v);
-    return wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(clamped), zp_v);
-  };
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     v128_t q[4];
     for (int j = 0; j < 4; ++j) {
       const v128_t mult =
           one_multiplier ? wasm_f32x4_splat(multiplier[0]) : wasm_v128_load(multiplier + i + 4 * j);
-      q[j] = quantize(wasm_v128_load(acc + i + 4 * j), mult);
+      const v128_t sums = wasm_i32x4_add(wasm_v128_load(acc + i + 4 * j), bias_v);
+      q[j] = RoundSaturate(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sums), mult), lo_v, hi_v, zp_v);
     }
-    const v128_t lo16 = wasm_i16x8_narrow_i32x4(q[0], q[1]);
-    const v128_t hi16 = wasm_i16x8_narrow_i32x4(q[2], q[3]);
-    const v128_t bytes =
-        is_signed ? wasm_i8x16_narrow_i16x8(lo16, hi16) : wasm_u8x16_narrow_i16x8(lo16, hi16);
-    wasm_v128_store(static_cast<uint8_t*>(y) + i, bytes);
+    StoreBytes(q, is_signed, static_cast<uint8_t*>(y) + i);
   }
   const int32_t q_lo = is_signed ? -128 : 0, q_hi = is_signed ? 127 : 255;
   WEBNX_PLAIN_LOOP

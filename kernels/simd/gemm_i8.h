@@ -64,14 +64,15 @@ void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, const float* mul
 // What follows an integer product computed in float32 (the dynamically quantized chains):
 // y[i] = float(acc[i]) * scale + bias (+ addend[i]), clamped to [lo, hi] when `clamp`. scale and
 // bias hold one value (one_scale / one_bias) or n; bias and addend may be null.
+// (An aggregate the callers fill whole: a constructor would be code of its own.)
 struct DequantizeArgs {
-  const float* scale = nullptr;
-  bool one_scale = true;
-  const float* bias = nullptr;
-  bool one_bias = true;
-  const float* addend = nullptr;
-  bool clamp = false;
-  float lo = 0.f, hi = 0.f;
+  const float* scale;
+  bool one_scale;
+  const float* bias;
+  bool one_bias;
+  const float* addend;
+  bool clamp;
+  float lo, hi;
 };
 void DequantizeRow(const int32_t* acc, int64_t n, const DequantizeArgs& args, float* y);
 

@@ -1,7 +1,6 @@
 #include "kernels/simd/quantize_u8.h"
 
 #include "kernels/quant_params.h"
-#include "kernels/simd/vec.h"
 
 namespace webnx::simd {
 
@@ -36,16 +35,11 @@ void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint
   const f32x4 lo = Splat(-static_cast<float>(zero_point));
   const f32x4 hi = Splat(255.f - static_cast<float>(zero_point));
   const v128_t zp = wasm_i32x4_splat(zero_point);
-  // round(x / scale) clamped to [lo, hi] (NaN stays NaN and converts to 0), plus the zero point.
-  auto quantize = [&](f32x4 v) {
-    const f32x4 r = PMin(PMax(wasm_f32x4_nearest(Div(v, scale_v)), lo), hi);
-    return wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(r), zp);
-  };
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const v128_t a = wasm_i16x8_narrow_i32x4(quantize(Load(x + i)), quantize(Load(x + i + 4)));
-    const v128_t b = wasm_i16x8_narrow_i32x4(quantize(Load(x + i + 8)), quantize(Load(x + i + 12)));
-    wasm_v128_store(y + i, wasm_u8x16_narrow_i16x8(a, b));
+    v128_t q[4];
+    for (int j = 0; j < 4; ++j) q[j] = RoundSaturate(Div(Load(x + i + 4 * j), scale_v), lo, hi, zp);
+    StoreBytes(q, false, y + i);
   }
   WEBNX_PLAIN_LOOP
   for (; i < n; ++i) y[i] = static_cast<uint8_t>(quant::Saturate(x[i] / scale, zero_point, 0, 255));

@@ -5,7 +5,24 @@
 
 #include <cstdint>
 
+#include "kernels/simd/vec.h"
+
 namespace webnx::simd {
+
+// QuantizeLinear's saturation on four values: round_half_even(v) clamped to [lo, hi] (the
+// type's range less the zero point; NaN stays NaN and converts to 0), plus the zero point.
+inline v128_t RoundSaturate(f32x4 v, f32x4 lo, f32x4 hi, v128_t zero_point) {
+  const f32x4 clamped = PMin(PMax(wasm_f32x4_nearest(v), lo), hi);
+  return wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(clamped), zero_point);
+}
+
+// Sixteen saturated int32 values (q[0..3]) stored as uint8 or int8.
+inline void StoreBytes(const v128_t* q, bool is_signed, uint8_t* out) {
+  const v128_t lo = wasm_i16x8_narrow_i32x4(q[0], q[1]);
+  const v128_t hi = wasm_i16x8_narrow_i32x4(q[2], q[3]);
+  wasm_v128_store(out,
+                  is_signed ? wasm_i8x16_narrow_i16x8(lo, hi) : wasm_u8x16_narrow_i16x8(lo, hi));
+}
 
 // The lowest and highest value of x[0, n) and 0.
 void RangeWithZero(const float* x, int64_t n, float* lo, float* hi);
