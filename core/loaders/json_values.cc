@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/decimal_parse.h"
+
 namespace webnx {
 namespace jsonl {
 
@@ -128,8 +130,8 @@ bool AsDouble(const Json& v, double* out) {
       return true;
     }
     if (s->empty() || s->size() > 64) return false;
-    char* end = nullptr;
-    const double d = std::strtod(s->c_str(), &end);
+    double d;
+    const char* end = ParseDecimal(s->c_str(), &d);
     if (end != s->c_str() + s->size() || !std::isfinite(d)) return false;
     *out = d;
     return true;
@@ -155,7 +157,9 @@ std::string NumberText(double d) {
   if (!std::isfinite(d)) return "null";  // as dump() writes them
   char text[32];
   std::snprintf(text, sizeof(text), "%.15g", d);
-  if (std::strtod(text, nullptr) != d) std::snprintf(text, sizeof(text), "%.17g", d);
+  double back;
+  ParseDecimal(text, &back);
+  if (back != d) std::snprintf(text, sizeof(text), "%.17g", d);
   return text;
 }
 
