@@ -214,7 +214,7 @@ void RegisterActivationKernels(OpRegistry& r) {
   RegisterUnary<LeakyReluFn>(r, "LeakyRelu", {6, 16});
   // 11 turned min and max into optional inputs.
   r.Register("", "Clip", {{{6}, Inputs(1), Outputs(1)}, {{11, 12, 13}, Inputs(1, 3), Outputs(1)}},
-             MakeWidening<MakeKernel<ClipKernel>>);
+             MakeWidening<MakeKernel<ClipKernel>, Uint64As::kOrdered>);
   RegisterUnary<SigmoidFn>(r, "Sigmoid", {6, 13});
   RegisterUnary<HardSigmoidFn>(r, "HardSigmoid", {6, 22});
   RegisterUnary<HardSwishFn>(r, "HardSwish", {14, 22});

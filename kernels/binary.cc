@@ -305,23 +305,26 @@ TypeSet OrderTypes(int v) {
 
 void RegisterBinaryKernels(OpRegistry& r) {
   const OpVersions arithmetic = {{7, 13, 14}, Inputs(2), Outputs(1)};
-  r.Register("", "Add", arithmetic, MakeWidening<MakeBinary<AddOp, NumericTypes>>);
-  r.Register("", "Sub", arithmetic, MakeWidening<MakeBinary<SubOp, NumericTypes>>);
-  r.Register("", "Mul", arithmetic, MakeWidening<MakeBinary<MulOp, NumericTypes>>);
+  r.Register("", "Add", arithmetic,
+             MakeWidening<MakeBinary<AddOp, NumericTypes>, Uint64As::kModular>);
+  r.Register("", "Sub", arithmetic,
+             MakeWidening<MakeBinary<SubOp, NumericTypes>, Uint64As::kModular>);
+  r.Register("", "Mul", arithmetic,
+             MakeWidening<MakeBinary<MulOp, NumericTypes>, Uint64As::kModular>);
   r.Register("", "Div", arithmetic, MakeWidening<MakeBinary<DivOp, NumericTypes>>);
   r.Register("", "Pow", {{7, 12, 13, 15}, Inputs(2), Outputs(1)},
              MakeWidening<MakeKernel<PowKernel>>);
 
   r.Register("", "Equal", {{7, 11, 13, 19}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeBinary<EqualOp, EqualTypes, true>>);
+             MakeWidening<MakeBinary<EqualOp, EqualTypes, true>, Uint64As::kModular>);
   r.Register("", "Less", {{7, 9, 13}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeBinary<LessOp, OrderTypes, true>>);
+             MakeWidening<MakeBinary<LessOp, OrderTypes, true>, Uint64As::kOrdered>);
   r.Register("", "Greater", {{7, 9, 13}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeBinary<GreaterOp, OrderTypes, true>>);
+             MakeWidening<MakeBinary<GreaterOp, OrderTypes, true>, Uint64As::kOrdered>);
   r.Register("", "LessOrEqual", {{12, 16}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeBinary<LessOrEqualOp, NumericTypes, true>>);
+             MakeWidening<MakeBinary<LessOrEqualOp, NumericTypes, true>, Uint64As::kOrdered>);
   r.Register("", "GreaterOrEqual", {{12, 16}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeBinary<GreaterOrEqualOp, NumericTypes, true>>);
+             MakeWidening<MakeBinary<GreaterOrEqualOp, NumericTypes, true>, Uint64As::kOrdered>);
   r.Register("", "And", {{7}, Inputs(2), Outputs(1)}, MakeBinary<AndOp, BoolTypes, true>);
   r.Register("", "Or", {{7}, Inputs(2), Outputs(1)}, MakeBinary<OrOp, BoolTypes, true>);
   r.Register("", "Xor", {{7}, Inputs(2), Outputs(1)}, MakeBinary<XorOp, BoolTypes, true>);

@@ -74,13 +74,13 @@ class BitwiseNotKernel final : public Kernel {
 
 void RegisterBitwiseKernels(OpRegistry& r) {
   r.Register("", "BitwiseAnd", {{18}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kAnd>>>);
+             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kAnd>>, Uint64As::kModular>);
   r.Register("", "BitwiseOr", {{18}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kOr>>>);
+             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kOr>>, Uint64As::kModular>);
   r.Register("", "BitwiseXor", {{18}, Inputs(2), Outputs(1)},
-             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kXor>>>);
+             MakeWidening<MakeKernel<BitwiseBinaryKernel<BitOp::kXor>>, Uint64As::kModular>);
   r.Register("", "BitwiseNot", {{18}, Inputs(1), Outputs(1)},
-             MakeWidening<MakeKernel<BitwiseNotKernel>>);
+             MakeWidening<MakeKernel<BitwiseNotKernel>, Uint64As::kModular>);
 }
 
 }  // namespace webnx

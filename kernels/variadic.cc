@@ -117,9 +117,9 @@ void RegisterVariadicKernels(OpRegistry& r) {
   // The -6 versions (same-shape inputs only) are still current at opset 7; broadcasting is a
   // superset of them.
   r.Register("", "Max", {{6, 8, 12, 13}, Inputs::AtLeast(1), Outputs(1)},
-             MakeWidening<MakeVariadic<MaxOp, MaxMinTypes>>);
+             MakeWidening<MakeVariadic<MaxOp, MaxMinTypes>, Uint64As::kOrdered>);
   r.Register("", "Min", {{6, 8, 12, 13}, Inputs::AtLeast(1), Outputs(1)},
-             MakeWidening<MakeVariadic<MinOp, MaxMinTypes>>);
+             MakeWidening<MakeVariadic<MinOp, MaxMinTypes>, Uint64As::kOrdered>);
   r.Register("", "Sum", {{6, 8, 13}, Inputs::AtLeast(1), Outputs(1)},
              MakeWidening<MakeVariadic<AddOp, FloatTypes>>);
   r.Register("", "Mean", {{6, 8, 13}, Inputs::AtLeast(1), Outputs(1)},

@@ -8,7 +8,7 @@
 
 namespace webnx {
 
-DType WideDTypeOf(DType dtype) {
+DType WideDTypeOf(DType dtype, Uint64As uint64_as) {
   switch (dtype) {
     case DType::kInt8:
     case DType::kUint8:
@@ -19,6 +19,8 @@ DType WideDTypeOf(DType dtype) {
       return DType::kInt64;
     case DType::kFloat16:
       return DType::kFloat32;
+    case DType::kUint64:
+      return uint64_as == Uint64As::kNone ? dtype : DType::kInt64;
     default:
       return dtype;
   }
@@ -26,14 +28,21 @@ DType WideDTypeOf(DType dtype) {
 
 namespace {
 
+// uint64 <-> int64 minus 2^63, in place.
+void FlipTopBits(void* data, int64_t n) {
+  uint64_t* bits = static_cast<uint64_t*>(data);
+  for (int64_t i = 0; i < n; ++i) bits[i] ^= uint64_t{1} << 63;
+}
+
 class WideningKernel final : public Kernel {
  public:
-  explicit WideningKernel(std::unique_ptr<Kernel> inner) : inner_(std::move(inner)) {}
+  WideningKernel(std::unique_ptr<Kernel> inner, Uint64As uint64_as)
+      : inner_(std::move(inner)), uint64_as_(uint64_as) {}
 
   Status Plan(PlanContext& ctx) override {
     narrow_ = DType::kUndefined;
     for (int i = 0; i < ctx.num_inputs() && narrow_ == DType::kUndefined; ++i) {
-      if (ctx.has_input(i) && WideDTypeOf(ctx.dtype(i)) != ctx.dtype(i)) narrow_ = ctx.dtype(i);
+      if (ctx.has_input(i) && Wide(ctx.dtype(i)) != ctx.dtype(i)) narrow_ = ctx.dtype(i);
     }
     if (narrow_ == DType::kUndefined) return inner_->Plan(ctx);
     const int n = ctx.num_inputs();
@@ -70,7 +79,7 @@ class WideningKernel final : public Kernel {
       if (wide.dtype == DType::kUndefined) {
         ins[i] = &in;  // not narrow: as it is
       } else {
-        if (!constant_[i]) ConvertElements(in.dtype, in.data, wide.dtype, wide.data, in.numel());
+        if (!constant_[i]) Convert(in, &wide);
         ins[i] = &wide;
       }
     }
@@ -84,6 +93,7 @@ class WideningKernel final : public Kernel {
     for (int o = 0; o < ctx.num_outputs(); ++o) {
       if (!ctx.has_output(o) || outputs_[o].dtype == DType::kUndefined) continue;
       Tensor& out = ctx.output(o);
+      if (Biased(out.dtype)) FlipTopBits(outputs_[o].data, out.numel());
       ConvertElements(outputs_[o].dtype, outputs_[o].data, out.dtype, out.data, out.numel());
     }
     return Status::Ok();
@@ -114,6 +124,16 @@ class WideningKernel final : public Kernel {
   const void* ClassTag() const override { return inner_->ClassTag(); }
 
  private:
+  DType Wide(DType dtype) const { return WideDTypeOf(dtype, uint64_as_); }
+  bool Biased(DType narrow) const {
+    return narrow == DType::kUint64 && uint64_as_ == Uint64As::kOrdered;
+  }
+
+  void Convert(const Tensor& narrow, Tensor* wide) const {
+    ConvertElements(narrow.dtype, narrow.data, wide->dtype, wide->data, narrow.numel());
+    if (Biased(narrow.dtype)) FlipTopBits(wide->data, narrow.numel());
+  }
+
   // The input as the inner kernel sees it: narrow dtypes widened (constants converted now,
   // the others into scratch at every run).
   Status PlanInput(const PlanContext& ctx, int i) {
@@ -121,11 +141,11 @@ class WideningKernel final : public Kernel {
     v.shape = ctx.shape(i);
     v.dtype = ctx.dtype(i);
     v.value = ctx.constant(i);
-    const DType wide = WideDTypeOf(v.dtype);
+    const DType wide = Wide(v.dtype);
     if (wide == v.dtype) return Status::Ok();
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(wide, v.shape, &inputs_[i]));
     if (v.value) {
-      ConvertElements(v.dtype, v.value->data, wide, inputs_[i].data, v.value->numel());
+      Convert(*v.value, &inputs_[i]);
       v.value = &inputs_[i];
     }
     constant_[i] = v.value != nullptr;
@@ -137,7 +157,7 @@ class WideningKernel final : public Kernel {
   // into scratch.
   Status PlanOutputs(PlanContext& ctx, const PlanContext& wide) {
     const DType first = ctx.dtype(0);
-    const DType wide_dtype = WideDTypeOf(first);
+    const DType wide_dtype = Wide(first);
     outputs_.assign(ctx.num_outputs(), Tensor());
     for (int o = 0; o < ctx.num_outputs(); ++o) {
       const PlannedValue& out = wide.outputs()[o];
@@ -156,10 +176,11 @@ class WideningKernel final : public Kernel {
     if (s.code() != ErrorCode::kUnsupportedDtype) return s;
     return ctx.Error(ErrorCode::kUnsupportedDtype,
                      std::string("does not compute in ") + DTypeName(narrow_) + " (computed as " +
-                         DTypeName(WideDTypeOf(narrow_)) + ": " + s.message() + ")");
+                         DTypeName(Wide(narrow_)) + ": " + s.message() + ")");
   }
 
   std::unique_ptr<Kernel> inner_;
+  Uint64As uint64_as_;
   DType narrow_ = DType::kUndefined;  // the first narrow input dtype of this plan, if any
   std::vector<PlannedValue> values_;  // the inputs as the inner kernel plans them
   std::vector<Tensor> inputs_;        // widened inputs (undefined: taken as they are)
@@ -169,8 +190,8 @@ class WideningKernel final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner) {
-  return std::make_unique<WideningKernel>(std::move(inner));
+std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as) {
+  return std::make_unique<WideningKernel>(std::move(inner), uint64_as);
 }
 
 }  // namespace webnx

@@ -1,9 +1,10 @@
 // Kernels that compute the narrow dtypes in a wider one: int8, uint8, int16 and uint16 in int32,
-// uint32 in int64, float16 in float32. Each input of a narrow dtype is converted before the
-// wrapped kernel runs and each output of the wide dtype converted back, integers wrapping (so
-// modular arithmetic, comparisons, min/max, division and bit operations give the narrow type's
-// own results) and float16 rounding to nearest even once per op, as onnxruntime computes its
-// float16 CPU kernels. Only the wide loops are compiled, so a new dtype costs no code per op.
+// uint32 in int64, float16 in float32, and where the op allows it uint64 in int64 (Uint64As). Each
+// input of a narrow dtype is converted before the wrapped kernel runs and each output of the wide
+// dtype converted back, integers wrapping (so modular arithmetic, comparisons, min/max, division
+// and bit operations give the narrow type's own results) and float16 rounding to nearest even once
+// per op, as onnxruntime computes its float16 CPU kernels. Only the wide loops are compiled, so a
+// new dtype costs no code per op.
 #pragma once
 
 #include <memory>
@@ -12,18 +13,25 @@
 
 namespace webnx {
 
-// The dtype a narrow dtype computes in (itself for the others).
-DType WideDTypeOf(DType dtype);
+// uint64 has no wider dtype; int64 computes it exactly for two kinds of op. kModular: the bits as
+// they are, for ops that are the same on both in two's complement (add, sub, mul, the bit
+// operations, equality). kOrdered: the value minus 2^63 (the top bit flipped), which keeps the
+// order, for comparisons and min/max. Division and the others do not compute uint64 (kNone).
+enum class Uint64As { kNone, kModular, kOrdered };
 
-std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner);
+// The dtype a narrow dtype computes in (itself for the others).
+DType WideDTypeOf(DType dtype, Uint64As uint64_as = Uint64As::kNone);
+
+std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner,
+                                          Uint64As uint64_as = Uint64As::kNone);
 
 // A factory for the registry: the kernel kInner makes, computing narrow dtypes widened. For
 // ops whose outputs have input 0's dtype or a fixed one that is no wide dtype (bool), and that
 // read no constant in a derived form (PlanContext::Form): a widened constant is the plan's own
 // tensor, not a session constant the ConstantCache may key a form on.
-template <KernelFactory kInner>
+template <KernelFactory kInner, Uint64As kUint64As = Uint64As::kNone>
 std::unique_ptr<Kernel> MakeWidening() {
-  return WidenNarrowDTypes(kInner());
+  return WidenNarrowDTypes(kInner(), kUint64As);
 }
 
 }  // namespace webnx

@@ -97,13 +97,43 @@ TEST(Widening, OutputsFollowInputZero) {
   EXPECT_EQ(Values<float>(y), (std::vector<float>{8.f, 9.f, -1.f}));
 }
 
+// uint64 computes in int64: its bits as they are where two's complement gives the same bits,
+// biased by 2^63 where order matters; values past INT64_MAX are the cases that tell.
+TEST(Widening, Uint64PastInt64Max) {
+  const uint64_t big = 0xfffffffffffffff0u;  // -16 as int64
+  const uint64_t mid = uint64_t{1} << 63;    // INT64_MIN as int64
+  const Tensor a = Make<uint64_t>(DType::kUint64, {4}, {big, mid, 5, 0});
+  const Tensor b = Make<uint64_t>(DType::kUint64, {4}, {32, 1, mid, big});
+  EXPECT_EQ(Values<uint64_t>(Eval("Add", {{a}, {b}})),
+            (std::vector<uint64_t>{16, mid + 1, mid + 5, big}));
+  EXPECT_EQ(Values<uint64_t>(Eval("Sub", {{a}, {b}})),
+            (std::vector<uint64_t>{big - 32, mid - 1, 5 - mid, 16}));
+  EXPECT_EQ(Values<uint64_t>(Eval("Mul", {{a}, {b}})),
+            (std::vector<uint64_t>{big * 32, mid, 5 * mid, 0}));
+  EXPECT_EQ(Values<uint64_t>(Eval("BitwiseXor", {{a}, {b}})),
+            (std::vector<uint64_t>{big ^ 32, mid ^ 1, 5 ^ mid, big}));
+  const Tensor less = Eval("Less", {{a}, {b}});
+  EXPECT_EQ((std::vector<bool>(less.ptr<bool>(), less.ptr<bool>() + 4)),
+            (std::vector<bool>{false, false, true, true}));
+  const Tensor ge = Eval("GreaterOrEqual", {{a}, {b, true}});
+  EXPECT_EQ((std::vector<bool>(ge.ptr<bool>(), ge.ptr<bool>() + 4)),
+            (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(Values<uint64_t>(Eval("Max", {{a}, {b}})), (std::vector<uint64_t>{big, mid, mid, big}));
+  EXPECT_EQ(Values<uint64_t>(Eval("Min", {{a}, {b}})), (std::vector<uint64_t>{32, 1, 5, 0}));
+  const Tensor lo = Make<uint64_t>(DType::kUint64, {}, {3});
+  const Tensor hi = Make<uint64_t>(DType::kUint64, {}, {mid});
+  EXPECT_EQ(Values<uint64_t>(Eval("Clip", {{a}, {lo, true}, {hi, true}}, {}, 13)),
+            (std::vector<uint64_t>{mid, mid, 5, 3}));
+}
+
 TEST(Widening, AnOpThatDoesNotComputeTheTypeNamesIt) {
   std::vector<Tensor> out;
   Status s = RunOp("Exp", 13, {{Make<int8_t>(DType::kInt8, {1}, {1})}}, {}, 1, &out);
   EXPECT_EQ(s.code(), ErrorCode::kUnsupportedDtype);
   EXPECT_NE(s.message().find("does not compute in int8"), std::string::npos) << s.message();
+  // Division is not the same on int64's bits, and has no order-keeping form.
   s = RunOp(
-      "Add", 14,
+      "Div", 14,
       {{Make<uint64_t>(DType::kUint64, {1}, {1})}, {Make<uint64_t>(DType::kUint64, {1}, {1})}}, {},
       1, &out);
   EXPECT_EQ(s.code(), ErrorCode::kUnsupportedDtype);
