@@ -21,6 +21,7 @@ using binary::AddOp;
 using binary::AnyDType;
 using binary::ArithFastPath;
 using binary::BinaryLoop;
+using binary::BinaryLoopFloat64;
 using binary::BoolOnly;
 using binary::DivOp;
 using binary::ExpectSameDType;
@@ -30,6 +31,7 @@ using binary::ForEachBinaryRun;
 using binary::kHasFloatArith;
 using binary::MulOp;
 using binary::NumbersOnly;
+using binary::OnDoubles;
 using binary::PlanBroadcast;
 using binary::SubOp;
 using binary::TypeSet;
@@ -113,6 +115,14 @@ class BinaryKernel final : public Kernel {
     if constexpr (kHasFloatArith<Op> && !kOutputsBool) {
       if (fast_.active()) {
         fast_.Run(ctx, a.ptr<float>(), b.ptr<float>(), out.ptr<float>());
+        return Status::Ok();
+      }
+    }
+    if constexpr (Op::kTakesNumbers) {
+      if (dtype_ == DType::kFloat64) {
+        using Out = std::conditional_t<kOutputsBool, bool, double>;
+        BinaryLoopFloat64(walker_, a.ptr<double>(), b.ptr<double>(), out.ptr<Out>(),
+                          &OnDoubles<Op>);
         return Status::Ok();
       }
     }
@@ -214,6 +224,12 @@ class PowKernel final : public Kernel {
       WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 0, TypeSet::kNumeric));
       WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 1, TypeSet::kNumeric));
     }
+    if ((ctx.dtype(0) == DType::kFloat64) != (ctx.dtype(1) == DType::kFloat64)) {
+      return ctx.Error(ErrorCode::kUnsupportedDtype,
+                       "computes float64 only when the base and the exponent both are (got " +
+                           std::string(DTypeName(ctx.dtype(0))) + " and " +
+                           DTypeName(ctx.dtype(1)) + ")");
+    }
     Shape out;
     WEBNX_RETURN_IF_ERROR(PlanBroadcast(ctx, 2, &out));
     walker_.Init(out, {ctx.shape(0), ctx.shape(1)});
@@ -227,6 +243,11 @@ class PowKernel final : public Kernel {
     const Tensor& base = ctx.input(0);
     const Tensor& exponent = ctx.input(1);
     Tensor& out = ctx.output(0);
+    if (base_dtype_ == DType::kFloat64) {
+      BinaryLoopFloat64(walker_, base.ptr<double>(), exponent.ptr<double>(), out.ptr<double>(),
+                        [](double b, double e) { return PowValue(b, e); });
+      return Status::Ok();
+    }
     DispatchDType(base_dtype_, [&](auto base_tag) {
       using T = decltype(base_tag);
       DispatchDType(exponent_dtype_, [&](auto exp_tag) {
@@ -270,6 +291,11 @@ class PReluKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     const Tensor& slope = ctx.input(1);
     Tensor& out = ctx.output(0);
+    if (dtype_ == DType::kFloat64) {
+      BinaryLoopFloat64(walker_, x.ptr<double>(), slope.ptr<double>(), out.ptr<double>(),
+                        [](double v, double s) { return v < 0 ? v * s : v; });
+      return Status::Ok();
+    }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {

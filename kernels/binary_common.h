@@ -13,19 +13,21 @@
 
 namespace webnx::binary {
 
-// The dtype sets the op schemas allow (restricted to what webnx computes in).
+// The dtype sets the op schemas allow (restricted to what webnx computes in). A kernel that takes
+// one of these computes float64 through BinaryLoopFloat64.
 enum class TypeSet { kFloat, kNumeric, kIntegerOrBool, kAll, kBool };
 
 inline Status ExpectTypeSet(const PlanContext& ctx, int i, TypeSet set) {
   switch (set) {
     case TypeSet::kFloat:
-      return ctx.ExpectDType(i, {DType::kFloat32});
+      return ctx.ExpectDType(i, {DType::kFloat32, DType::kFloat64});
     case TypeSet::kNumeric:
-      return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64});
+      return ctx.ExpectDType(i, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64});
     case TypeSet::kIntegerOrBool:
       return ctx.ExpectDType(i, {DType::kBool, DType::kInt32, DType::kInt64});
     case TypeSet::kAll:
-      return ctx.ExpectDType(i, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
+      return ctx.ExpectDType(
+          i, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool});
     case TypeSet::kBool:
       return ctx.ExpectDType(i, {DType::kBool});
   }
@@ -88,6 +90,21 @@ void BinaryLoop(BroadcastWalker& walker, const In* a, const In* b, Out* out, Fn 
       for (int64_t i = 0; i < n; ++i) po[i] = v;
     }
   });
+}
+
+// float64 goes through one shared loop that calls the op once per element, not a loop per
+// (op, dtype) pair: float64 is rare in models, and its code would be in every download.
+using Float64Fn = double (*)(double, double);
+using Float64Predicate = bool (*)(double, double);
+void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b, double* out,
+                       Float64Fn fn);
+void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b, bool* out,
+                       Float64Predicate fn);
+
+// An op's functor on two doubles, as a plain function for BinaryLoopFloat64.
+template <typename Op>
+auto OnDoubles(double a, double b) {
+  return Op()(a, b);
 }
 
 // Integer arithmetic wraps (two's complement) instead of being undefined on overflow.

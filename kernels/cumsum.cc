@@ -28,7 +28,8 @@ class CumSumKernel final : public Kernel {
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64}));
+    WEBNX_RETURN_IF_ERROR(
+        ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64}));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(1, {DType::kInt32, DType::kInt64}));
     const Tensor* axis_t = ctx.constant(1);
     if (!axis_t) {
@@ -57,6 +58,10 @@ class CumSumKernel final : public Kernel {
   }
 
   Status Run(RunContext& ctx) override {
+    if (dtype_ == DType::kFloat64) {
+      Sum(ctx.input(0).ptr<double>(), ctx.output(0).ptr<double>());
+      return Status::Ok();
+    }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) Sum(ctx.input(0).ptr<T>(), ctx.output(0).ptr<T>());

@@ -43,7 +43,7 @@ class ModKernel final : public Kernel {
     fmod_ = ctx.attrs().Int("fmod", 0) != 0;
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
     dtype_ = ctx.dtype(0);
-    if (dtype_ == DType::kFloat32 && !fmod_) {
+    if ((dtype_ == DType::kFloat32 || dtype_ == DType::kFloat64) && !fmod_) {
       return ctx.Error(ErrorCode::kMalformedModel,
                        "a float Mod must set fmod=1 (the spec defines no other float remainder)");
     }
@@ -56,6 +56,12 @@ class ModKernel final : public Kernel {
 
   Status Run(RunContext& ctx) override {
     const bool fmod = fmod_;
+    if (dtype_ == DType::kFloat64) {
+      binary::BinaryLoopFloat64(walker_, ctx.input(0).ptr<double>(), ctx.input(1).ptr<double>(),
+                                ctx.output(0).ptr<double>(),
+                                [](double a, double b) { return std::fmod(a, b); });
+      return Status::Ok();
+    }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {

@@ -17,9 +17,11 @@ namespace {
 
 using binary::AddOp;
 using binary::BinaryLoop;
+using binary::BinaryLoopFloat64;
 using binary::ExpectSameDType;
 using binary::ExpectTypeSet;
 using binary::NumbersOnly;
+using binary::OnDoubles;
 using binary::PlanBroadcast;
 using binary::TypeSet;
 using binary::TypeSetForVersion;
@@ -69,6 +71,10 @@ class VariadicKernel final : public Kernel {
   Status Run(RunContext& ctx) override {
     Tensor& out = ctx.output(0);
     const int n = ctx.num_inputs();
+    if (dtype_ == DType::kFloat64) {
+      RunFloat64(ctx);
+      return Status::Ok();
+    }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
@@ -92,6 +98,24 @@ class VariadicKernel final : public Kernel {
   }
 
  private:
+  void RunFloat64(RunContext& ctx) {
+    const int n = ctx.num_inputs();
+    double* po = ctx.output(0).ptr<double>();
+    if (n == 1) {
+      const double* in = ctx.input(0).ptr<double>();
+      BinaryLoopFloat64(walkers_[0], in, in, po, [](double a, double) { return a; });
+    } else {
+      BinaryLoopFloat64(walkers_[0], ctx.input(0).ptr<double>(), ctx.input(1).ptr<double>(), po,
+                        &OnDoubles<Op>);
+      for (int i = 2; i < n; ++i) {
+        BinaryLoopFloat64(walkers_[i - 1], po, ctx.input(i).ptr<double>(), po, &OnDoubles<Op>);
+      }
+    }
+    if constexpr (kMean) {
+      for (int64_t i = 0; i < ctx.output(0).numel(); ++i) po[i] /= n;
+    }
+  }
+
   TypeSetForVersion types_;
   DType dtype_ = DType::kUndefined;
   std::vector<BroadcastWalker> walkers_;

@@ -100,6 +100,21 @@ TEST(CumSum, HandChecked) {
   EXPECT_EQ(Ints(CumSum(m, 1, 0, 0)), (std::vector<int64_t>{1, 3, 6, 4, 9, 15}));
 }
 
+// float64 sums in double: 0.1 added ten times is not what float32 gives.
+TEST(CumSum, Float64SumsInDouble) {
+  Tensor x;
+  ASSERT_TRUE(Tensor::Allocate(DType::kFloat64, {2, 10}, &x).ok());
+  for (int64_t i = 0; i < 20; ++i) x.ptr<double>()[i] = i < 10 ? 0.1 : 1e-17;
+  const Tensor y = CumSum(x, 1, 0, 0);
+  ASSERT_EQ(y.dtype, DType::kFloat64);
+  double want = 0.0;
+  for (int64_t i = 0; i < 10; ++i) {
+    want += 0.1;
+    EXPECT_EQ(y.ptr<double>()[i], want) << i;
+  }
+  EXPECT_NEAR(y.ptr<double>()[19], 1e-16, 1e-30);
+}
+
 TEST(CumSum, OddShapesAgainstANaiveLoop) {
   const Shape shape = {3, 5, 7};
   const Tensor x = RandomFloat(shape, 8);

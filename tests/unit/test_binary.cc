@@ -370,6 +370,76 @@ TEST(BinaryPRelu, SlopeBroadcastsToInput) {
             ErrorCode::kUnsupportedDtype);
 }
 
+Tensor MakeDouble(const Shape& shape, const std::vector<double>& values) {
+  Tensor t;
+  EXPECT_TRUE(Tensor::Allocate(DType::kFloat64, shape, &t).ok());
+  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
+  std::copy(values.begin(), values.end(), t.ptr<double>());
+  return t;
+}
+
+// float64 through the shared loop: double precision (values no float holds), every broadcast.
+TEST(BinaryFloat64, RandomBroadcastsMatchNaiveLoopsInDouble) {
+  std::mt19937 rng(64);
+  std::uniform_real_distribution<double> value(-3.0, 3.0);
+  const std::vector<std::pair<std::string, std::function<double(double, double)>>> ops = {
+      {"Add", std::plus<double>()},
+      {"Sub", std::minus<double>()},
+      {"Mul", std::multiplies<double>()},
+      {"Div", std::divides<double>()},
+      {"Pow", [](double a, double b) { return std::pow(a, b); }}};
+  for (int trial = 0; trial < 40; ++trial) {
+    const BroadcastCase c = RandomCase(rng);
+    int64_t na = 0, nb = 0;
+    ASSERT_TRUE(ShapeNumel(c.a, &na) && ShapeNumel(c.b, &nb));
+    std::vector<double> a(na), b(nb);
+    for (double& v : a) v = value(rng) + 1e-12;
+    for (double& v : b) v = value(rng) + 1e-12;
+    for (const auto& [op, fn] : ops) {
+      const Tensor y = RunOk(op, 15, {MakeDouble(c.a, a), MakeDouble(c.b, b)});
+      ASSERT_EQ(y.dtype, DType::kFloat64);
+      ASSERT_EQ(y.shape, c.out);
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        const double want = fn(a[SourceIndex(c.out, c.a, i)], b[SourceIndex(c.out, c.b, i)]);
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(y.ptr<double>()[i])) << op;
+        } else {
+          ASSERT_EQ(y.ptr<double>()[i], want) << op << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(BinaryFloat64, ComparisonsVariadicModAndPRelu) {
+  const double third = 1.0 / 3.0;
+  const Tensor a = MakeDouble({3}, {third, -2.5, 1e300});
+  const double rounded = static_cast<float>(third);  // a hair above a[0]: float cannot tell them
+  const Tensor b = MakeDouble({1}, {rounded});
+  const Tensor less = RunOk("Less", 13, {a, b});
+  EXPECT_EQ(Values<bool>(less), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(Values<bool>(RunOk("Equal", 13, {a, a})), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(Values<double>(RunOk("Max", 13, {a, b})),
+            (std::vector<double>{rounded, rounded, 1e300}));
+  EXPECT_EQ(Values<double>(RunOk("Sum", 13, {a, a, a})),
+            (std::vector<double>{third + third + third, -7.5, 3e300}));
+  EXPECT_EQ(Values<double>(RunOk("Mean", 13, {a, MakeDouble({1}, {1.0})})),
+            (std::vector<double>{(third + 1) / 2, -0.75, (1e300 + 1) / 2}));
+  std::vector<Tensor> out;
+  const std::map<std::string, Attribute> fmod = {{"fmod", IntAttr(1)}};
+  ASSERT_TRUE(
+      RunStatus("Mod", 13, {MakeDouble({2}, {-7.5, 7.5}), MakeDouble({1}, {2.0})}, &out, fmod)
+          .ok());
+  EXPECT_EQ(Values<double>(out[0]), (std::vector<double>{-1.5, 1.5}));
+  EXPECT_EQ(RunStatus("Mod", 13, {a, a}).code(), ErrorCode::kMalformedModel);  // fmod=0
+  EXPECT_EQ(Values<double>(RunOk("PRelu", 16, {a, MakeDouble({1}, {third})})),
+            (std::vector<double>{third, -2.5 * third, 1e300}));
+  // Mixed float64 and another dtype in Pow is refused, not computed in the wrong type.
+  const Status mixed = RunStatus("Pow", 15, {a, MakeFloat({1}, {2})});
+  EXPECT_EQ(mixed.code(), ErrorCode::kUnsupportedDtype);
+  EXPECT_NE(mixed.message().find("float64"), std::string::npos) << mixed.message();
+}
+
 TEST(BinaryKernels, ReplanWithNewShapes) {
   // A kernel object is planned once per shape signature; state must not leak between plans.
   const OpRegistry& registry = OpRegistry::Default();
