@@ -190,6 +190,10 @@ class WideningKernel final : public Kernel {
 
 }  // namespace
 
+std::unique_ptr<Kernel> WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as) {
+  return WidenNarrowDTypes(inner(), uint64_as);
+}
+
 std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as) {
   return std::make_unique<WideningKernel>(std::move(inner), uint64_as);
 }

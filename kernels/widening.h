@@ -24,6 +24,8 @@ DType WideDTypeOf(DType dtype, Uint64As uint64_as = Uint64As::kNone);
 
 std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner,
                                           Uint64As uint64_as = Uint64As::kNone);
+// The same with the inner kernel made by `inner` (out of line: the factories below stay thunks).
+std::unique_ptr<Kernel> WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as);
 
 // A factory for the registry: the kernel kInner makes, computing narrow dtypes widened. For
 // ops whose outputs have input 0's dtype or a fixed one that is no wide dtype (bool), and that
@@ -31,7 +33,7 @@ std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner,
 // tensor, not a session constant the ConstantCache may key a form on.
 template <KernelFactory kInner, Uint64As kUint64As = Uint64As::kNone>
 std::unique_ptr<Kernel> MakeWidening() {
-  return WidenNarrowDTypes(kInner(), kUint64As);
+  return WidenNarrowDTypesOf(kInner, kUint64As);
 }
 
 }  // namespace webnx
