@@ -205,6 +205,9 @@ class Kernel {
   // Load-time fusion (core/passes/fuse_chains.h): true when the node and nodes around it form
   // a chain the kernel's family runs as one node, described in *fused.
   virtual bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const { return false; }
+  // The attribute naming a dtype the op outputs (Cast's "to"), for load-time passes that
+  // change dtypes; null when the op's output dtypes follow its inputs.
+  virtual const char* DTypeAttribute() const { return nullptr; }
   // Layout passes: how the node is elementwise (ElementwiseKind), and whether it is a transpose
   // of input 0 (filling the permutation: output dim i is input dim perm[i]).
   virtual ElementwiseKind Elementwise() const { return ElementwiseKind::kNone; }

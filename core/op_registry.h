@@ -94,6 +94,16 @@ class OpRegistry {
   // Every registered op version with its counts, sorted by domain, op_type, since_version.
   std::vector<OpSchema> Schemas() const;
 
+  // The op that converts a value to another dtype, its int attribute `dtype_attribute` naming
+  // the target as ONNX numbers dtypes: load-time passes that change a value's dtype insert it.
+  struct Conversion {
+    const char* domain = nullptr;
+    const char* op_type = nullptr;
+    const char* dtype_attribute = nullptr;
+  };
+  void RegisterConversion(const Conversion& conversion) { conversion_ = conversion; }
+  const Conversion& conversion() const { return conversion_; }
+
   // The registry with every kernel in kernels/ registered.
   static const OpRegistry& Default();
 
@@ -103,6 +113,7 @@ class OpRegistry {
     KernelFactory factory;
   };
   std::map<std::pair<std::string, std::string>, Entry> ops_;
+  Conversion conversion_;
 };
 
 // Defined in kernels/: registers every built-in op.

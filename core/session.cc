@@ -7,6 +7,7 @@
 #include "core/graph_limits.h"
 #include "core/loaders/json_loader.h"
 #include "core/loaders/onnx_loader.h"
+#include "core/passes/float16_in_float32.h"
 #include "core/passes/fold_channel_affine.h"
 #include "core/passes/fold_transposes.h"
 #include "core/passes/fuse_chains.h"
@@ -61,6 +62,8 @@ Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
   session->rg_.threads = std::max(1, std::min(options.num_threads, ThreadPool::MaxThreads()));
   session->stats_.loaded_nodes = session->rg_.graph.nodes.size();
   ResolvedGraph& rg = session->rg_;
+  int retyped = 0;
+  WEBNX_RETURN_IF_ERROR(ComputeFloat16InFloat32(&rg.graph, OpRegistry::Default(), &retyped));
   WEBNX_RETURN_IF_ERROR(ResolveNodes(&rg));
   FuseChains(&rg, OpRegistry::Default());  // before folding: QDQ weights are still 8-bit
   WEBNX_RETURN_IF_ERROR(FoldConstantNodes(&rg));

@@ -212,6 +212,7 @@ int64_t FromCast1Name(const std::string& name) {
 class CastKernel final : public Kernel {
  public:
   explicit CastKernel(bool like = false) : like_(like) {}
+  const char* DTypeAttribute() const override { return like_ ? nullptr : "to"; }
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(like_ ? 2 : 1, like_ ? 2 : 1));
@@ -278,6 +279,7 @@ void ConvertElements(DType from, const void* src, DType to, void* dst, int64_t n
 }
 
 void RegisterCastKernels(OpRegistry& r) {
+  r.RegisterConversion({"", "Cast", "to"});
   r.Register("", "Cast", {{1, 6, 9, 13, 19, 21}, Inputs(1), Outputs(1)}, MakeKernel<CastKernel>);
   r.Register("", "CastLike", {{15, 19, 21}, Inputs(2), Outputs(1)},
              []() -> std::unique_ptr<Kernel> { return std::make_unique<CastKernel>(true); });

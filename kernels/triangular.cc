@@ -82,6 +82,7 @@ class TriluKernel final : public Kernel {
 
 class EyeLikeKernel final : public Kernel {
  public:
+  const char* DTypeAttribute() const override { return "dtype"; }
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectAnyDType(0));
