@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""Write float16-weight variants of zoo models, as onnxconverter-common's keep_io_types export
-writes them: every float initializer stored as float16 and read through a Cast to float, the
-graph computing in float32. webnx folds each Cast at load (the weights widened once), so these
-should run as fast as the float32 export: tests/node/float16.test.mjs checks the outputs against
-onnxruntime-node, bench/run.mjs --only fp16/<name>_fp16w measures it.
+"""Write float16 variants of zoo models. <name>_fp16w.onnx as onnxconverter-common's
+keep_io_types export writes them: every float initializer stored as float16 and read through a
+Cast to float, the graph computing in float32; webnx folds each Cast at load (the weights widened
+once). <name>_fp16.onnx float16 end to end: inputs, outputs, weights and every value float16;
+webnx computes it in float32 (core/passes/float16_in_float32.h). Both should run as fast as the
+float32 export: tests/node/float16.test.mjs checks the outputs against onnxruntime-node,
+bench/quantized.mjs measures them.
 
 Usage:
     /usr/bin/python3 scripts/gen_fp16_models.py [--models build/models] [--out build/models/fp16]
@@ -36,6 +38,23 @@ def to_fp16_weights(model):
     return model
 
 
+def to_fp16_graph(model):
+    graph = model.graph
+    for init in graph.initializer:
+        if init.data_type == onnx.TensorProto.FLOAT:
+            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), init.name))
+    for value in list(graph.input) + list(graph.output) + list(graph.value_info):
+        if value.type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
+            value.type.tensor_type.elem_type = onnx.TensorProto.FLOAT16
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.TENSOR and attr.t.data_type == onnx.TensorProto.FLOAT:
+                attr.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(attr.t).astype(np.float16), attr.t.name))
+            if node.op_type == "Cast" and attr.name == "to" and attr.i == onnx.TensorProto.FLOAT:
+                attr.i = onnx.TensorProto.FLOAT16
+    return model
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="build/models")
@@ -47,6 +66,10 @@ def main():
         onnx.checker.check_model(to_fp16_weights(model))
         onnx.save(model, pathlib.Path(args.out) / f"{name}_fp16w.onnx")
         print(f"{args.out}/{name}_fp16w.onnx")
+        model = onnx.load(pathlib.Path(args.models) / f"{name}.onnx")
+        onnx.checker.check_model(to_fp16_graph(model))
+        onnx.save(model, pathlib.Path(args.out) / f"{name}_fp16.onnx")
+        print(f"{args.out}/{name}_fp16.onnx")
 
 
 if __name__ == "__main__":

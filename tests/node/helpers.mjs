@@ -25,6 +25,44 @@ export function relativeMaxError(actual, expected) {
   return maxRef === 0 ? maxDiff : maxDiff / maxRef;
 }
 
+// float16 bits -> number, exactly.
+export function halfToNumber(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >> 10) & 31;
+  const mantissa = h & 1023;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+// Numbers -> float16 bits, rounded to nearest even (through a Float32Array's rounding first,
+// which is exact for the values tests feed: float32 numbers).
+export function toHalfBits(values) {
+  const f32 = Float32Array.from(values);
+  const u32 = new Uint32Array(f32.buffer);
+  return Uint16Array.from(u32, (u) => {
+    const sign = (u >>> 16) & 0x8000;
+    const exponent = ((u >>> 23) & 0xff) - 112;  // rebiased for float16
+    const mantissa = u & 0x7fffff;
+    if (((u >>> 23) & 0xff) === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+    if (exponent >= 31) return sign | 0x7c00;
+    if (exponent <= 0) {  // subnormal or zero: shift the mantissa with its hidden bit in
+      if (exponent < -10) return sign;
+      const full = mantissa | 0x800000;
+      const shift = 14 - exponent;
+      let half = full >>> shift;
+      const rest = full & ((1 << shift) - 1);
+      const halfway = 1 << (shift - 1);
+      if (rest > halfway || (rest === halfway && (half & 1))) half++;
+      return sign | half;
+    }
+    let half = (exponent << 10) | (mantissa >>> 13);
+    const rest = mantissa & 0x1fff;
+    if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) half++;  // a carry may reach inf: right
+    return sign | half;
+  });
+}
+
 export function argmax(data, offset = 0, length = data.length) {
   let best = offset;
   for (let i = offset; i < offset + length; i++) if (data[i] > data[best]) best = i;
