@@ -179,8 +179,12 @@ namespace {
 // inputs are too, once a node has shown it needs their values (Resize scales fed at run time).
 constexpr int64_t kMaxSpecializedElements = 64;
 
+bool IsFloat(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kFloat64;
+}
+
 bool Specialize(const Tensor& t, bool float_needed) {
-  return t.numel() <= kMaxSpecializedElements && (t.dtype != DType::kFloat32 || float_needed);
+  return t.numel() <= kMaxSpecializedElements && (!IsFloat(t.dtype) || float_needed);
 }
 
 // The plan cache key: every input's shape, and the exact contents of specialised ones.
@@ -258,7 +262,7 @@ void Session::PlanDeclaredShapes() {
   for (size_t i = 0; i < inputs().size(); ++i) {
     const ValueInfo& in = inputs()[i];
     // Integer inputs may be shape-like: plans specialise on their values.
-    if (!in.has_shape || in.dtype != DType::kFloat32) return;
+    if (!in.has_shape || !IsFloat(in.dtype)) return;
     Shape shape;
     for (const Dim& d : in.dims) {
       if (!d.fixed()) return;

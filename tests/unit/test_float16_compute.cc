@@ -72,10 +72,12 @@ TEST(Float16Compute, AConvNetIsItsFloat32TwinRoundedOnce) {
   ASSERT_TRUE(CreateSession(ConvNet(false, w, b), &single).ok());
   EXPECT_EQ(half->inputs()[0].dtype, DType::kFloat16);
   EXPECT_EQ(half->outputs()[0].dtype, DType::kFloat16);
+  EXPECT_EQ(half->stats().plans_built, 1u);  // fixed float16 shapes: planned by create()
   std::vector<const Tensor*> half_out, single_out;
   ASSERT_TRUE(half->Run({{"x", HalfInput({1, 4, 6, 5}, x)}}, &half_out).ok());
   ASSERT_TRUE(single->Run({{"x", MakeFloat({1, 4, 6, 5}, x)}}, &single_out).ok());
   ASSERT_EQ(half_out[0]->dtype, DType::kFloat16);
+  EXPECT_EQ(half->stats().plans_built, 1u);
   for (int64_t i = 0; i < single_out[0]->numel(); ++i) {
     ASSERT_EQ(half_out[0]->ptr<uint16_t>()[i], FloatToHalf(single_out[0]->ptr<float>()[i])) << i;
   }
