@@ -75,7 +75,7 @@ std::vector<int> OpRegistry::Versions(const std::string& domain, const std::stri
 std::unique_ptr<Kernel> OpRegistry::Create(const std::string& domain,
                                            const std::string& op_type) const {
   auto it = ops_.find({domain, op_type});
-  return it == ops_.end() ? nullptr : it->second.factory();
+  return std::unique_ptr<Kernel>(it == ops_.end() ? nullptr : it->second.factory());
 }
 
 std::vector<std::string> OpRegistry::OpNames() const {

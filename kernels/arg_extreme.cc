@@ -137,10 +137,10 @@ class HardmaxKernel final : public Kernel {
 
 void RegisterArgExtremeKernels(OpRegistry& r) {
   r.Register("", "ArgMax", {{1, 11, 12, 13}, Inputs(1), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<ArgExtremeKernel>(true); });
+             []() -> Kernel* { return new ArgExtremeKernel(true); });
   r.Register("", "Hardmax", {{1, 11, 13}, Inputs(1), Outputs(1)}, MakeKernel<HardmaxKernel>);
   r.Register("", "ArgMin", {{1, 11, 12, 13}, Inputs(1), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<ArgExtremeKernel>(false); });
+             []() -> Kernel* { return new ArgExtremeKernel(false); });
 }
 
 }  // namespace webnx

@@ -144,8 +144,8 @@ class BinaryKernel final : public Kernel {
 };
 
 template <typename Op, TypeSetForVersion kTypes, bool kOutputsBool = false>
-std::unique_ptr<Kernel> MakeBinary() {
-  return std::make_unique<BinaryKernel<Op, kOutputsBool>>(kTypes);
+Kernel* MakeBinary() {
+  return new BinaryKernel<Op, kOutputsBool>(kTypes);
 }
 
 // ---- Pow: the exponent may have its own dtype from opset 12 on.

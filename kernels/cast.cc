@@ -282,7 +282,7 @@ void RegisterCastKernels(OpRegistry& r) {
   r.RegisterConversion({"", "Cast", "to"});
   r.Register("", "Cast", {{1, 6, 9, 13, 19, 21}, Inputs(1), Outputs(1)}, MakeKernel<CastKernel>);
   r.Register("", "CastLike", {{15, 19, 21}, Inputs(2), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<CastKernel>(true); });
+             []() -> Kernel* { return new CastKernel(true); });
 }
 
 }  // namespace webnx

@@ -105,9 +105,9 @@ class DepthSpaceKernel final : public Kernel {
 
 void RegisterDepthSpaceKernels(OpRegistry& r) {
   r.Register("", "DepthToSpace", {{1, 11, 13}, Inputs(1), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<DepthSpaceKernel>(true); });
+             []() -> Kernel* { return new DepthSpaceKernel(true); });
   r.Register("", "SpaceToDepth", {{1, 13}, Inputs(1), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<DepthSpaceKernel>(false); });
+             []() -> Kernel* { return new DepthSpaceKernel(false); });
 }
 
 }  // namespace webnx

@@ -146,7 +146,7 @@ void RegisterLayerNormKernels(OpRegistry& r) {
   r.Register("", "LayerNormalization", {{17}, Inputs(2, 3), Outputs(1, 3)},
              MakeKernel<LayerNormKernel>);
   r.Register("", "RMSNormalization", {{23}, Inputs(2), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<LayerNormKernel>(true); });
+             []() -> Kernel* { return new LayerNormKernel(true); });
 }
 
 }  // namespace webnx

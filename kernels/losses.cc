@@ -137,9 +137,9 @@ class LossKernel final : public Kernel {
 
 void RegisterLossKernels(OpRegistry& r) {
   r.Register("", "NegativeLogLikelihoodLoss", {{12, 13, 22}, Inputs(2, 3), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<LossKernel>(false); });
+             []() -> Kernel* { return new LossKernel(false); });
   r.Register("", "SoftmaxCrossEntropyLoss", {{12, 13}, Inputs(2, 3), Outputs(1, 2)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<LossKernel>(true); });
+             []() -> Kernel* { return new LossKernel(true); });
 }
 
 }  // namespace webnx

@@ -332,12 +332,12 @@ class GlobalPoolKernel : public Kernel {
 };
 
 template <PoolMode mode>
-std::unique_ptr<Kernel> MakePool() {
-  return std::make_unique<PoolKernel>(mode);
+Kernel* MakePool() {
+  return new PoolKernel(mode);
 }
 template <PoolMode mode>
-std::unique_ptr<Kernel> MakeGlobalPool() {
-  return std::make_unique<GlobalPoolKernel>(mode);
+Kernel* MakeGlobalPool() {
+  return new GlobalPoolKernel(mode);
 }
 
 }  // namespace

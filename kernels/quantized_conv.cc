@@ -338,20 +338,14 @@ class QuantizedConvKernel final : public Kernel {
 }  // namespace
 
 void RegisterQuantizedConvKernels(OpRegistry& r) {
-  r.Register("", "ConvInteger", {{10}, Inputs(2, 4), Outputs(1)}, []() -> std::unique_ptr<Kernel> {
-    return std::make_unique<QuantizedConvKernel>(ConvMode::kInteger);
-  });
-  r.Register("", "QLinearConv", {{10}, Inputs(8, 9), Outputs(1)}, []() -> std::unique_ptr<Kernel> {
-    return std::make_unique<QuantizedConvKernel>(ConvMode::kRequantize);
-  });
+  r.Register("", "ConvInteger", {{10}, Inputs(2, 4), Outputs(1)},
+             []() -> Kernel* { return new QuantizedConvKernel(ConvMode::kInteger); });
+  r.Register("", "QLinearConv", {{10}, Inputs(8, 9), Outputs(1)},
+             []() -> Kernel* { return new QuantizedConvKernel(ConvMode::kRequantize); });
   r.Register("com.webnx", "DynamicQuantizeConv", {{1}, Inputs(3, 5), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedConvKernel>(ConvMode::kDynamic);
-             });
+             []() -> Kernel* { return new QuantizedConvKernel(ConvMode::kDynamic); });
   r.Register("com.webnx", "QDQConv", {{1}, Inputs(5, 8), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedConvKernel>(ConvMode::kStatic);
-             });
+             []() -> Kernel* { return new QuantizedConvKernel(ConvMode::kStatic); });
 }
 
 }  // namespace webnx

@@ -265,18 +265,12 @@ class QuantizedMatMulKernel final : public Kernel {
 
 void RegisterQuantizedMatMulKernels(OpRegistry& r) {
   r.Register("", "MatMulInteger", {{10}, Inputs(2, 4), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedMatMulKernel>(MatMulMode::kInteger);
-             });
+             []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kInteger); });
   // 21 added float16 (and bfloat16) scales.
   r.Register("", "QLinearMatMul", {{10, 21}, Inputs(8), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedMatMulKernel>(MatMulMode::kRequantize);
-             });
+             []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kRequantize); });
   r.Register("com.microsoft", "DynamicQuantizeMatMul", {{1}, Inputs(3, 5), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> {
-               return std::make_unique<QuantizedMatMulKernel>(MatMulMode::kDynamic);
-             });
+             []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kDynamic); });
 }
 
 }  // namespace webnx

@@ -322,7 +322,7 @@ class ReduceKernel : public Kernel {
 };
 
 template <ReduceOp op>
-std::unique_ptr<Kernel> MakeReduce() {
+Kernel* MakeReduce() {
   return WidenNarrowDTypes(std::make_unique<ReduceKernel>(op));
 }
 

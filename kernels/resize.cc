@@ -190,10 +190,10 @@ void RegisterResizeKernels(OpRegistry& r) {
              {{{10}, Inputs(2), Outputs(1)},
               {{11}, Inputs(3, 4), Outputs(1)},
               {{13, 18, 19}, Inputs(1, 4), Outputs(1)}},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<ResizeKernel>(false); });
+             []() -> Kernel* { return new ResizeKernel(false); });
   // 9 turned scales into an input.
   r.Register("", "Upsample", {{{7}, Inputs(1), Outputs(1)}, {{9}, Inputs(2), Outputs(1)}},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<ResizeKernel>(true); });
+             []() -> Kernel* { return new ResizeKernel(true); });
 }
 
 }  // namespace webnx

@@ -163,8 +163,8 @@ class RecurrentKernel : public Kernel {
 };
 
 // The kernels of rnn_simple.cc, rnn_gru.cc and rnn_lstm.cc.
-std::unique_ptr<Kernel> MakeSimpleRnnKernel();
-std::unique_ptr<Kernel> MakeGruKernel();
-std::unique_ptr<Kernel> MakeLstmKernel();
+Kernel* MakeSimpleRnnKernel();
+Kernel* MakeGruKernel();
+Kernel* MakeLstmKernel();
 
 }  // namespace webnx::rnn

@@ -95,8 +95,8 @@ class GruKernel final : public RecurrentKernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeGruKernel() {
-  return std::make_unique<GruKernel>();
+Kernel* MakeGruKernel() {
+  return new GruKernel();
 }
 
 }  // namespace webnx::rnn

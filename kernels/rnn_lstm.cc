@@ -77,8 +77,8 @@ class LstmKernel final : public RecurrentKernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeLstmKernel() {
-  return std::make_unique<LstmKernel>();
+Kernel* MakeLstmKernel() {
+  return new LstmKernel();
 }
 
 }  // namespace webnx::rnn

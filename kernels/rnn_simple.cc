@@ -27,8 +27,8 @@ class SimpleRnnKernel final : public RecurrentKernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeSimpleRnnKernel() {
-  return std::make_unique<SimpleRnnKernel>();
+Kernel* MakeSimpleRnnKernel() {
+  return new SimpleRnnKernel();
 }
 
 }  // namespace webnx::rnn

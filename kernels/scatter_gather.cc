@@ -301,12 +301,12 @@ class ScatterElementsKernel final : public Kernel {
 
 void RegisterScatterGatherKernels(OpRegistry& r) {
   r.Register("", "GatherND", {{11, 12, 13}, Inputs(2), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<IndexTupleKernel>(false); });
+             []() -> Kernel* { return new IndexTupleKernel(false); });
   r.Register("", "ScatterElements", {{11, 13, 16, 18}, Inputs(3), Outputs(1)},
              MakeKernel<ScatterElementsKernel>);
   r.Register("", "Scatter", {{9, 11}, Inputs(3), Outputs(1)}, MakeKernel<ScatterElementsKernel>);
   r.Register("", "ScatterND", {{11, 13, 16, 18}, Inputs(3), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<IndexTupleKernel>(true); });
+             []() -> Kernel* { return new IndexTupleKernel(true); });
 }
 
 }  // namespace webnx

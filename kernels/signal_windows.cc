@@ -101,14 +101,14 @@ class WindowKernel final : public Kernel {
   int64_t size_ = 0;
 };
 
-std::unique_ptr<Kernel> MakeHann() {
-  return std::make_unique<WindowKernel>(CosineSum{0.5, 0.5, 0});
+Kernel* MakeHann() {
+  return new WindowKernel(CosineSum{0.5, 0.5, 0});
 }
-std::unique_ptr<Kernel> MakeHamming() {
-  return std::make_unique<WindowKernel>(CosineSum{25.0 / 46.0, 21.0 / 46.0, 0});
+Kernel* MakeHamming() {
+  return new WindowKernel(CosineSum{25.0 / 46.0, 21.0 / 46.0, 0});
 }
-std::unique_ptr<Kernel> MakeBlackman() {
-  return std::make_unique<WindowKernel>(CosineSum{0.42, 0.5, 0.08});
+Kernel* MakeBlackman() {
+  return new WindowKernel(CosineSum{0.42, 0.5, 0.08});
 }
 
 // Bins [0, dft_length / 2] by mel bands: band i is a triangle rising from edge i to a peak of 1

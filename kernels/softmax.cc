@@ -119,9 +119,9 @@ class SoftmaxKernel : public Kernel {
 
 void RegisterSoftmaxKernels(OpRegistry& r) {
   r.Register("", "Softmax", {{1, 11, 13}, Inputs(1), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<SoftmaxKernel>(false); });
+             []() -> Kernel* { return new SoftmaxKernel(false); });
   r.Register("", "LogSoftmax", {{1, 11, 13}, Inputs(1), Outputs(1)},
-             []() -> std::unique_ptr<Kernel> { return std::make_unique<SoftmaxKernel>(true); });
+             []() -> Kernel* { return new SoftmaxKernel(true); });
 }
 
 }  // namespace webnx

@@ -122,8 +122,8 @@ class VariadicKernel final : public Kernel {
 };
 
 template <typename Op, TypeSetForVersion kTypes, bool kMean = false>
-std::unique_ptr<Kernel> MakeVariadic() {
-  return std::make_unique<VariadicKernel<Op, kMean>>(kTypes);
+Kernel* MakeVariadic() {
+  return new VariadicKernel<Op, kMean>(kTypes);
 }
 
 // Type sets per since-version, from the ONNX schemas.

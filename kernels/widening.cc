@@ -190,12 +190,12 @@ class WideningKernel final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as) {
-  return WidenNarrowDTypes(inner(), uint64_as);
+Kernel* WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as) {
+  return WidenNarrowDTypes(std::unique_ptr<Kernel>(inner()), uint64_as);
 }
 
-std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as) {
-  return std::make_unique<WideningKernel>(std::move(inner), uint64_as);
+Kernel* WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as) {
+  return new WideningKernel(std::move(inner), uint64_as);
 }
 
 }  // namespace webnx

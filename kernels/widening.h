@@ -22,17 +22,17 @@ enum class Uint64As { kNone, kModular, kOrdered };
 // The dtype a narrow dtype computes in (itself for the others).
 DType WideDTypeOf(DType dtype, Uint64As uint64_as = Uint64As::kNone);
 
-std::unique_ptr<Kernel> WidenNarrowDTypes(std::unique_ptr<Kernel> inner,
-                                          Uint64As uint64_as = Uint64As::kNone);
+// A new kernel (the caller owns it, as a KernelFactory's) computing `inner`'s op widened.
+Kernel* WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as = Uint64As::kNone);
 // The same with the inner kernel made by `inner` (out of line: the factories below stay thunks).
-std::unique_ptr<Kernel> WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as);
+Kernel* WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as);
 
 // A factory for the registry: the kernel kInner makes, computing narrow dtypes widened. For
 // ops whose outputs have input 0's dtype or a fixed one that is no wide dtype (bool), and that
 // read no constant in a derived form (PlanContext::Form): a widened constant is the plan's own
 // tensor, not a session constant the ConstantCache may key a form on.
 template <KernelFactory kInner, Uint64As kUint64As = Uint64As::kNone>
-std::unique_ptr<Kernel> MakeWidening() {
+Kernel* MakeWidening() {
   return WidenNarrowDTypesOf(kInner, kUint64As);
 }
 

@@ -12,7 +12,7 @@
 namespace webnx::testing {
 namespace {
 
-std::unique_ptr<Kernel> NoKernel() {
+Kernel* NoKernel() {
   return nullptr;
 }
 
