@@ -30,19 +30,23 @@ struct Operands {
 
 // MatMulInteger (int32 sums), QLinearMatMul (requantized), or com.microsoft
 // DynamicQuantizeMatMul: the dynamically quantized chain (kernels/quant_fusion.h) of A
-// (float32), B, B_scale, B_zp, bias, in float32 with a residual sum and a clamp in its epilogue.
-enum class MatMulMode { kInteger, kRequantize, kDynamic };
+// (float32), B, B_scale, B_zp, bias, in float32 with a residual sum and a clamp in its epilogue;
+// or com.microsoft MatMulIntegerToFloat: A, B, A_scale (per tensor), B_scale, A_zp, B_zp, bias,
+// the sums scaled to float32 and the bias added.
+enum class MatMulMode { kInteger, kRequantize, kDynamic, kToFloat };
 
 class QuantizedMatMulKernel final : public Kernel {
  public:
   explicit QuantizedMatMulKernel(MatMulMode mode) : mode_(mode) {
     if (mode == MatMulMode::kRequantize) ops_ = Operands{0, 2, 3, 5, 1, 4, 6, 7};
     if (mode == MatMulMode::kDynamic) ops_ = Operands{0, -1, 1, 3, -1, 2, -1, -1, 4};
+    if (mode == MatMulMode::kToFloat) ops_ = Operands{0, 4, 1, 5, 2, 3, -1, -1, 6};
   }
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(mode_ == MatMulMode::kRequantize ? ctx.ExpectInputs(8, 8)
                           : mode_ == MatMulMode::kDynamic  ? ctx.ExpectInputs(3, 5)
+                          : mode_ == MatMulMode::kToFloat  ? ctx.ExpectInputs(4, 7)
                                                            : ctx.ExpectInputs(2, 4));
     if (mode_ == MatMulMode::kDynamic) {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kFloat32}));
@@ -54,10 +58,12 @@ class QuantizedMatMulKernel final : public Kernel {
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_zp, m_, "a_zero_point", ctx.dtype(ops_.a)));
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_zp, n_, "b_zero_point", ctx.dtype(ops_.b)));
     if (mode_ == MatMulMode::kRequantize) WEBNX_RETURN_IF_ERROR(PlanRequantize(ctx));
-    if (mode_ == MatMulMode::kDynamic) WEBNX_RETURN_IF_ERROR(PlanDynamic(ctx));
-    const DType out = mode_ == MatMulMode::kInteger   ? DType::kInt32
-                      : mode_ == MatMulMode::kDynamic ? DType::kFloat32
-                                                      : ctx.dtype(ops_.y_zp);
+    if (mode_ == MatMulMode::kDynamic || mode_ == MatMulMode::kToFloat) {
+      WEBNX_RETURN_IF_ERROR(PlanDynamic(ctx));
+    }
+    const DType out = mode_ == MatMulMode::kInteger      ? DType::kInt32
+                      : mode_ == MatMulMode::kRequantize ? ctx.dtype(ops_.y_zp)
+                                                         : DType::kFloat32;
     ctx.SetOutput(0, out, out_shape_);
     return PlanScratch(ctx);
   }
@@ -81,6 +87,10 @@ class QuantizedMatMulKernel final : public Kernel {
       a = a_q_.data, a_type = DType::kUint8;
       PlanColumnScales(ctx);
     }
+    if (mode_ == MatMulMode::kToFloat) {
+      a_scale_ = quant::ScaleAt(ctx.input(ops_.a_scale), 0);
+      PlanColumnScales(ctx);
+    }
     const Tensor& b = ctx.input(ops_.b);
     const int64_t panels_size = simd::PanelsSize(k_, n_);
     for (int64_t batch = 0; batch < batches_; ++batch) {
@@ -96,7 +106,7 @@ class QuantizedMatMulKernel final : public Kernel {
                                                     : sums_.ptr<int32_t>();
       quant::RunGemmI16(ctx, m_, k_, a_rows_.ptr<int16_t>(), panels, n_, sums, n_);
       if (mode_ == MatMulMode::kRequantize) Requantize(ctx, ctx.output(0), batch);
-      if (mode_ == MatMulMode::kDynamic) Dequantize(ctx, batch);
+      if (mode_ == MatMulMode::kDynamic || mode_ == MatMulMode::kToFloat) Dequantize(ctx, batch);
     }
     return Status::Ok();
   }
@@ -112,8 +122,13 @@ class QuantizedMatMulKernel final : public Kernel {
     return quant::CheckParam(ctx, ops_.y_zp, m_, "y_zero_point", ctx.dtype(ops_.y_zp));
   }
 
-  // B_scale and the bias: float32, one value or one per column of B.
+  // B_scale and the bias: float32, one value or one per column of B (A_scale one value).
   Status PlanDynamic(PlanContext& ctx) {
+    if (mode_ == MatMulMode::kToFloat) {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a_scale, {DType::kFloat32}));
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_scale, 1, "a_scale", DType::kFloat32));
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectPresent(ops_.b_scale));
+    }
     for (int input : {ops_.b_scale, ops_.bias}) {
       if (!ctx.has_input(input)) continue;
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32}));
@@ -125,6 +140,7 @@ class QuantizedMatMulKernel final : public Kernel {
       }
     }
     epilogue_ = Epilogue();
+    if (mode_ == MatMulMode::kToFloat) return Status::Ok();
     epilogue_.accepts_addend = true;
     epilogue_.addend_input = kAddendInput;
     epilogue_.accepts_clamp = true;
@@ -271,6 +287,8 @@ void RegisterQuantizedMatMulKernels(OpRegistry& r) {
              []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kRequantize); });
   r.Register("com.microsoft", "DynamicQuantizeMatMul", {{1}, Inputs(3, 5), Outputs(1)},
              []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kDynamic); });
+  r.Register("com.microsoft", "MatMulIntegerToFloat", {{1}, Inputs(4, 7), Outputs(1)},
+             []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kToFloat); });
 }
 
 }  // namespace webnx

@@ -28,6 +28,7 @@ void RegisterBuiltinKernels(OpRegistry& r) {
   RegisterQuantizeLinearKernels(r);
   RegisterQuantizedMatMulKernels(r);
   RegisterQuantizedConvKernels(r);
+  RegisterQLinearKernels(r);
   RegisterResizeKernels(r);
   RegisterLayerNormKernels(r);
   RegisterArgExtremeKernels(r);

@@ -28,6 +28,7 @@ void RegisterCastKernels(OpRegistry& r);             // cast.cc (Cast, CastLike)
 void RegisterQuantizeLinearKernels(OpRegistry& r);   // quantize_linear.cc
 void RegisterQuantizedMatMulKernels(OpRegistry& r);  // quantized_matmul.cc
 void RegisterQuantizedConvKernels(OpRegistry& r);    // quantized_conv.cc
+void RegisterQLinearKernels(OpRegistry& r);          // qlinear_ops.cc
 void RegisterResizeKernels(OpRegistry& r);           // resize.cc (Resize, Upsample)
 void RegisterLayerNormKernels(OpRegistry& r);        // layer_norm.cc (LayerNormalization)
 void RegisterArgExtremeKernels(OpRegistry& r);       // arg_extreme.cc (ArgMax, ArgMin)

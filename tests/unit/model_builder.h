@@ -16,6 +16,7 @@ namespace webnx::testing {
 // ONNX TensorProto.DataType values used by the tests.
 constexpr int32_t kOnnxFloat = 1;
 constexpr int32_t kOnnxUint8 = 2;
+constexpr int32_t kOnnxInt8 = 3;
 constexpr int32_t kOnnxInt32 = 6;
 constexpr int32_t kOnnxInt64 = 7;
 constexpr int32_t kOnnxBool = 9;
