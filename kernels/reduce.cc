@@ -91,6 +91,9 @@ class ReduceKernel : public Kernel {
       case DType::kFloat32:
         ReduceFloat(x.ptr<float>(), y.ptr<float>());
         break;
+      case DType::kFloat64:
+        ReduceDouble(x.ptr<double>(), y.ptr<double>());
+        break;
       case DType::kInt64:
         ReduceInt(x.ptr<int64_t>(), y.ptr<int64_t>());
         break;
@@ -100,7 +103,7 @@ class ReduceKernel : public Kernel {
       case DType::kBool:
         ReduceInt(x.ptr<bool>(), y.ptr<bool>());
         break;
-      default:  // Plan admits only the four above
+      default:  // Plan admits only the five above
         return Status(ErrorCode::kInternal, std::string("reduce: dtype ") + DTypeName(dtype_));
     }
     return Status::Ok();
@@ -110,13 +113,14 @@ class ReduceKernel : public Kernel {
   Status CheckDType(const PlanContext& ctx) const {
     if (op_ == ReduceOp::kMax || op_ == ReduceOp::kMin) {
       if (ctx.since_version() >= 20) {
-        return ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool});
+        return ctx.ExpectDType(
+            0, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool});
       }
     }
     if (AllowsIntegers(op_)) {
-      return ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64});
+      return ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64});
     }
-    return ctx.ExpectDType(0, {DType::kFloat32});
+    return ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat64});
   }
 
   Status ReadAxes(PlanContext& ctx, bool from_input, std::vector<int64_t>* axes) const {
@@ -261,6 +265,39 @@ class ReduceKernel : public Kernel {
       }
     }
     for (int64_t o = 0; o < out_numel_; ++o) y[o] = static_cast<float>(Finalize(acc[o], o));
+  }
+
+  // float64: one walk for every op, which picks each element's value and combination by the
+  // pass it is in (as the integer reductions do: float64 is rare, and its code is in every
+  // download). LogSumExp takes a max pass for its shifts first.
+  void ReduceDouble(const double* x, double* y) {
+    double* acc = FloatAcc();
+    const double* shift = Shifts();
+    ReduceOp pass = op_ == ReduceOp::kLogSumExp ? ReduceOp::kMax : op_;
+    for (;;) {
+      const double init = pass == ReduceOp::kMax    ? -std::numeric_limits<double>::infinity()
+                          : pass == ReduceOp::kMin  ? std::numeric_limits<double>::infinity()
+                          : pass == ReduceOp::kProd ? 1.0
+                                                    : 0.0;
+      std::fill(acc, acc + out_numel_, init);
+      Walk(
+          x, acc,
+          [&pass, shift](double v, int64_t o) {
+            if (pass == ReduceOp::kL1) return std::fabs(v);
+            if (pass == ReduceOp::kL2 || pass == ReduceOp::kSumSquare) return v * v;
+            if (pass == ReduceOp::kLogSumExp) return std::exp(v - shift[o]);
+            return v;
+          },
+          [&pass](double a, double b) {
+            if (pass == ReduceOp::kMax) return a > b || a != a ? a : b;
+            if (pass == ReduceOp::kMin) return a < b || a != a ? a : b;
+            return pass == ReduceOp::kProd ? a * b : a + b;
+          });
+      if (pass != ReduceOp::kMax || op_ != ReduceOp::kLogSumExp) break;
+      for (int64_t o = 0; o < out_numel_; ++o) Shifts()[o] = std::isfinite(acc[o]) ? acc[o] : 0.0;
+      pass = ReduceOp::kLogSumExp;
+    }
+    for (int64_t o = 0; o < out_numel_; ++o) y[o] = Finalize(acc[o], o);
   }
 
   double Finalize(double a, int64_t o) {

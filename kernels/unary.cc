@@ -24,15 +24,19 @@ T WrapNeg(T x) {
 
 struct ExpFn : NoAttrs {
   float operator()(float x) const { return ExpFloat(x); }
+  static double Float64(double x) { return std::exp(x); }
 };
 struct LogFn : NoAttrs {
   float operator()(float x) const { return std::log(x); }
+  static double Float64(double x) { return std::log(x); }
 };
 struct SqrtFn : NoAttrs {
   float operator()(float x) const { return std::sqrt(x); }
+  static double Float64(double x) { return std::sqrt(x); }
 };
 struct ReciprocalFn : NoAttrs {
   float operator()(float x) const { return 1.f / x; }
+  static double Float64(double x) { return 1.0 / x; }
 };
 struct NegFn : NoAttrs {
   static constexpr int kIntegersSince = 6;
@@ -41,6 +45,7 @@ struct NegFn : NoAttrs {
     if constexpr (std::is_integral_v<T>) return WrapNeg(x);
     return -x;
   }
+  static double Float64(double x) { return -x; }
 };
 struct AbsFn : NoAttrs {
   static constexpr int kIntegersSince = 6;
@@ -49,25 +54,31 @@ struct AbsFn : NoAttrs {
     if constexpr (std::is_integral_v<T>) return x < 0 ? WrapNeg(x) : x;
     return std::fabs(x);
   }
+  static double Float64(double x) { return std::fabs(x); }
 };
 struct FloorFn : NoAttrs {
   float operator()(float x) const { return std::floor(x); }
+  static double Float64(double x) { return std::floor(x); }
 };
 struct CeilFn : NoAttrs {
   float operator()(float x) const { return std::ceil(x); }
+  static double Float64(double x) { return std::ceil(x); }
 };
 struct RoundFn : NoAttrs {
   // Halves round to even (the default rounding mode), as the spec requires.
   float operator()(float x) const { return std::nearbyint(x); }
+  static double Float64(double x) { return std::nearbyint(x); }
 };
 struct ErfFn : NoAttrs {
   float operator()(float x) const { return std::erf(x); }
 };
 struct SinFn : NoAttrs {
   float operator()(float x) const { return std::sin(x); }
+  static double Float64(double x) { return std::sin(x); }
 };
 struct CosFn : NoAttrs {
   float operator()(float x) const { return std::cos(x); }
+  static double Float64(double x) { return std::cos(x); }
 };
 struct SignFn : NoAttrs {
   static constexpr int kIntegersSince = 9;

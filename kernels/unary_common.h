@@ -32,6 +32,14 @@ template <typename Fn>
 struct HasVector<Fn, std::void_t<decltype(std::declval<const Fn&>().Vector(nullptr, nullptr, 0))>>
     : std::true_type {};
 
+// Functors that compute float64 give a static Float64(double); one shared loop calls it per
+// element (float64 is rare in models: no loop per op in every download).
+template <typename Fn, typename = void>
+struct HasFloat64 : std::false_type {};
+template <typename Fn>
+struct HasFloat64<Fn, std::void_t<decltype(&Fn::Float64)>> : std::true_type {};
+void UnaryLoopFloat64(const double* in, double* out, int64_t n, double (*fn)(double));
+
 // Functors that are clamps (Relu) say so with AsClamp(lo, hi), so the planner can fuse them.
 template <typename Fn, typename = void>
 struct HasAsClamp : std::false_type {};
@@ -84,10 +92,15 @@ class UnaryKernel final : public Kernel {
   ElementwiseKind Elementwise() const override { return ElementwiseKind::kUnary; }
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
-    if (Fn::kIntegersSince != 0 && ctx.since_version() >= Fn::kIntegersSince) {
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64}));
+    const bool integers = Fn::kIntegersSince != 0 && ctx.since_version() >= Fn::kIntegersSince;
+    if constexpr (HasFloat64<Fn>::value) {
+      WEBNX_RETURN_IF_ERROR(integers ? ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat64,
+                                                           DType::kInt32, DType::kInt64})
+                                     : ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat64}));
     } else {
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
+      WEBNX_RETURN_IF_ERROR(
+          integers ? ctx.ExpectDType(0, {DType::kFloat32, DType::kInt32, DType::kInt64})
+                   : ctx.ExpectDType(0, {DType::kFloat32}));
     }
     fn_ = Fn();
     fn_.ReadAttrs(ctx.attrs());
@@ -112,6 +125,12 @@ class UnaryKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     const int64_t n = x.numel();
+    if constexpr (HasFloat64<Fn>::value) {
+      if (dtype_ == DType::kFloat64) {
+        UnaryLoopFloat64(x.ptr<double>(), y.ptr<double>(), n, &Fn::Float64);
+        return Status::Ok();
+      }
+    }
     if constexpr (HasVector<Fn>::value) {
       if (dtype_ == DType::kFloat32) {
         // Chunks of whole vectors, so every element is computed exactly as on one thread.

@@ -118,6 +118,45 @@ TEST(Reduce, AllOpsMatchNaive) {
   }
 }
 
+// float64 reduces in double from end to end: the naive double reduction within 1e-12 relative
+// (float32 input would be off by ~1e-7), NaN propagating through Max.
+TEST(Reduce, Float64AllOpsMatchNaiveInDouble) {
+  const Tensor f = RandomFloat({3, 4, 5}, 42, 0.2f, 1.5f);
+  Tensor x;
+  ASSERT_TRUE(Tensor::Allocate(DType::kFloat64, f.shape, &x).ok());
+  for (int64_t i = 0; i < x.numel(); ++i) x.ptr<double>()[i] = f.ptr<float>()[i] + 1e-9 * i;
+  for (const OpSpec& op : Ops()) {
+    for (const auto& axes : std::vector<std::vector<int64_t>>{{}, {1}, {0, 2}, {-1}}) {
+      SCOPED_TRACE(std::string(op.name) + " axes " + ShapeToString(axes));
+      std::vector<Tensor> out;
+      Status s = Reduce(op.name, 11, x, axes.empty() ? nullptr : &axes, false, true, &out);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ(out[0].dtype, DType::kFloat64);
+      // The naive reduction, in double over the same elements.
+      std::vector<bool> reduced(3, axes.empty());
+      for (int64_t a : axes) reduced[a < 0 ? a + 3 : a] = true;
+      for (int64_t o = 0; o < out[0].numel(); ++o) {
+        double acc = op.init;
+        int64_t count = 0;
+        for (int64_t i = 0; i < x.numel(); ++i) {
+          const int64_t idx[3] = {i / 20, (i / 5) % 4, i % 5};
+          int64_t at = 0;
+          for (int d = 0; d < 3; ++d) at = at * out[0].shape[d] + (reduced[d] ? 0 : idx[d]);
+          if (at != o) continue;
+          acc = op.combine(acc, x.ptr<double>()[i]);
+          ++count;
+        }
+        const double want = op.finish(acc, count);
+        EXPECT_NEAR(out[0].ptr<double>()[o], want, 1e-12 * std::fabs(want)) << o;
+      }
+    }
+  }
+  x.ptr<double>()[7] = std::numeric_limits<double>::quiet_NaN();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(Reduce("ReduceMax", 11, x, nullptr, false, false, &out).ok());
+  EXPECT_TRUE(std::isnan(out[0].ptr<double>()[0]));
+}
+
 TEST(Reduce, LargerShapesWithUnitDims) {
   Tensor x = RandomFloat({2, 1, 33, 1, 17, 3}, 5);
   const OpSpec& sum = Ops()[0];

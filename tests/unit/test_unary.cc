@@ -93,6 +93,37 @@ TEST(UnaryMath, MatchReferenceFormulas) {
   ExpectMatches("Sign", 13, [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); });
 }
 
+// float64: each op's double function, bitwise; ops without one (Erf) refuse float64 by name.
+TEST(UnaryMath, Float64ComputesInDouble) {
+  Tensor x;
+  ASSERT_TRUE(Tensor::Allocate(DType::kFloat64, {7}, &x).ok());
+  const double values[7] = {0.1, 1.0 / 3.0, 2.5, 7.25, 1e-300, 0.5, 123.456789};
+  std::copy(values, values + 7, x.ptr<double>());
+  const std::vector<std::pair<std::string, double (*)(double)>> ops = {
+      {"Exp", [](double v) { return std::exp(v); }},
+      {"Log", [](double v) { return std::log(v); }},
+      {"Sqrt", [](double v) { return std::sqrt(v); }},
+      {"Reciprocal", [](double v) { return 1 / v; }},
+      {"Neg", [](double v) { return -v; }},
+      {"Abs", [](double v) { return std::fabs(v); }},
+      {"Floor", [](double v) { return std::floor(v); }},
+      {"Ceil", [](double v) { return std::ceil(v); }},
+      {"Round", [](double v) { return std::nearbyint(v); }},
+      {"Sin", [](double v) { return std::sin(v); }},
+      {"Cos", [](double v) { return std::cos(v); }}};
+  for (const auto& [op, fn] : ops) {
+    std::vector<Tensor> out;
+    const Status s = RunOp(op, 13, {{x}}, {}, 1, &out);
+    ASSERT_TRUE(s.ok()) << op << ": " << s.ToString();
+    ASSERT_EQ(out[0].dtype, DType::kFloat64);
+    for (int i = 0; i < 7; ++i) EXPECT_EQ(out[0].ptr<double>()[i], fn(values[i])) << op << " " << i;
+  }
+  std::vector<Tensor> out;
+  const Status s = RunOp("Erf", 13, {{x}}, {}, 1, &out);
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupportedDtype);
+  EXPECT_NE(s.message().find("float64"), std::string::npos) << s.message();
+}
+
 TEST(UnaryMath, ExpIsAccurateOverTheWholeRange) {
   // Exp uses webnx's own polynomial (same rounding natively and in wasm): check it within
   // 2 ulp of a double reference from deep underflow to overflow.

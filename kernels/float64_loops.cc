@@ -1,5 +1,15 @@
-// The float64 loops of the broadcasting elementwise ops (kernels/binary_common.h).
+// The shared float64 loops of the elementwise ops (kernels/binary_common.h,
+// kernels/unary_common.h): one loop for all ops, calling the op per element.
 #include "kernels/binary_common.h"
+#include "kernels/unary_common.h"
+
+namespace webnx::unary {
+
+void UnaryLoopFloat64(const double* in, double* out, int64_t n, double (*fn)(double)) {
+  for (int64_t i = 0; i < n; ++i) out[i] = fn(in[i]);
+}
+
+}  // namespace webnx::unary
 
 namespace webnx::binary {
 
