@@ -72,9 +72,9 @@ bool Packable(const GemmStep& g) {
 class EinsumKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
-    // float32 only: integer einsums are rare in models, and each element type cost the wasm
-    // module another copy of every product and gather loop.
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));
+    // float32 and float64 only: integer einsums are rare in models, and each element type cost
+    // the wasm module another copy of every product and gather loop.
+    WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32, DType::kFloat64}));
     std::vector<Shape> shapes;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       WEBNX_RETURN_IF_ERROR(binary::ExpectSameDType(ctx, 0, i));
@@ -92,7 +92,13 @@ class EinsumKernel final : public Kernel {
   }
 
   Status Run(RunContext& ctx) override {
-    using T = float;
+    if (dtype_ == DType::kFloat64) return RunAs<double>(ctx);
+    return RunAs<float>(ctx);
+  }
+
+ private:
+  template <typename T>
+  Status RunAs(RunContext& ctx) {
     for (const einsum::Step& step : program_.steps) {
       if (step.is_gemm) {
         const GemmStep& g = step.gemm;
@@ -105,7 +111,6 @@ class EinsumKernel final : public Kernel {
     return Status::Ok();
   }
 
- private:
   // The intermediate buffers, the odometers and the packed GEMM's scratch, all sized here.
   Status Allocate(const PlanContext& ctx) {
     buffers_.assign(program_.buffer_sizes.size(), Tensor());

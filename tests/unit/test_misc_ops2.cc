@@ -250,6 +250,25 @@ TEST(Einsum, BroadcastsEllipsisAndRefusesIntegers) {
       ErrorCode::kOk);
 }
 
+// float64 multiplies and sums in double: 1/3 products no float holds, a transpose and a trace.
+TEST(Einsum, Float64InDouble) {
+  Tensor a, b;
+  ASSERT_TRUE(Tensor::Allocate(DType::kFloat64, {2, 3}, &a).ok());
+  ASSERT_TRUE(Tensor::Allocate(DType::kFloat64, {3, 2}, &b).ok());
+  for (int i = 0; i < 6; ++i)
+    a.ptr<double>()[i] = (i + 1) / 3.0, b.ptr<double>()[i] = 1.0 / (i + 7);
+  const Tensor y = RunOk("Einsum", 12, {a, b}, {{"equation", StringAttr("ij,jk->ki")}});
+  ASSERT_EQ(y.dtype, DType::kFloat64);
+  ASSERT_EQ(y.shape, (Shape{2, 2}));
+  for (int k = 0; k < 2; ++k) {
+    for (int i = 0; i < 2; ++i) {
+      double want = 0;
+      for (int j = 0; j < 3; ++j) want += a.ptr<double>()[i * 3 + j] * b.ptr<double>()[j * 2 + k];
+      EXPECT_EQ(y.ptr<double>()[k * 2 + i], want);
+    }
+  }
+}
+
 TEST(Einsum, Errors) {
   const Tensor m = RandomFloat({3, 4}, 1);
   std::vector<Tensor> out;
