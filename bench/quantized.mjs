@@ -11,7 +11,11 @@
 // float16-weight MobileNetV2 after the float32 one). Prints medians, webnx / onnxruntime-web,
 // and webnx / webnx-float32 on the same model.
 //
+// --runtimes webnx times webnx alone (a peer's run can slow the run after it: docs/performance.md,
+// "float16").
+//
 // usage: node bench/quantized.mjs [--models build/models] [--runs 20] [--warmup 3]
+//                                 [--runtimes webnx,ort-web]
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -32,7 +36,7 @@ const VARIANTS = {
   dynamic: (m) => `quant/${m}_dynamic.onnx`,
   qdq: (m) => `quant/${m}_qdq.onnx`,
 };
-const runtimes = ['webnx', 'ort-web'];
+const runtimes = option(argv, 'runtimes', 'webnx,ort-web').split(',');
 const makers = Object.fromEntries(await Promise.all(['webnx', 'ort-web', 'ort-node'].map(
   async (rt) => [rt, await sessionMaker(rt, 1)])));
 const input = benchInput();
@@ -85,8 +89,9 @@ for (const model of ['mobilenet_v2', 'resnet18']) {
       continue;
     }
     const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--runs', String(runs),
-      '--warmup', String(warmup), '--one', file, variant], { encoding: 'utf8' });
-    const [webnx, ortWeb] = out.trim().split('\n').pop().split(' ').map(Number);
+      '--warmup', String(warmup), '--runtimes', runtimes.join(','), '--one', file, variant],
+    { encoding: 'utf8' });
+    const [webnx, ortWeb = NaN] = out.trim().split('\n').pop().split(' ').map(Number);
     if (variant === 'float32') float32 = webnx;
     console.log(`${model.padEnd(13)} ${variant.padEnd(8)} ${webnx.toFixed(2).padStart(9)}  ` +
       `${ortWeb.toFixed(2).padStart(10)}  ${(webnx / ortWeb).toFixed(3).padStart(13)}  ` +
