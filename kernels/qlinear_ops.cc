@@ -70,6 +70,15 @@ Status Expect8Bit(PlanContext& ctx, int input) {
   return ctx.ExpectDType(input, {DType::kUint8, DType::kInt8});
 }
 
+// The inputs of the one-input ops: X (8-bit), X_scale, X_zp?, Y_scale, Y_zp?.
+Status PlanOneInput(PlanContext& ctx, DType* dtype) {
+  WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(4, 5));
+  WEBNX_RETURN_IF_ERROR(Expect8Bit(ctx, 0));
+  *dtype = ctx.dtype(0);
+  WEBNX_RETURN_IF_ERROR(CheckScalarParams(ctx, 1, 2, *dtype));
+  return CheckScalarParams(ctx, 3, 4, *dtype);
+}
+
 // ---- QLinearSigmoid, QLinearLeakyRelu: X, X_scale, X_zp?, Y_scale, Y_zp?
 
 enum class LookupFn { kSigmoid, kLeakyRelu };
@@ -79,11 +88,7 @@ class QLinearLookupKernel final : public Kernel {
   explicit QLinearLookupKernel(LookupFn fn) : fn_(fn) {}
 
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(4, 5));
-    WEBNX_RETURN_IF_ERROR(Expect8Bit(ctx, 0));
-    dtype_ = ctx.dtype(0);
-    WEBNX_RETURN_IF_ERROR(CheckScalarParams(ctx, 1, 2, dtype_));
-    WEBNX_RETURN_IF_ERROR(CheckScalarParams(ctx, 3, 4, dtype_));
+    WEBNX_RETURN_IF_ERROR(PlanOneInput(ctx, &dtype_));
     alpha_ = ctx.attrs().Float("alpha", 0.01f);
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
     Quantization x, y;
@@ -174,11 +179,7 @@ class QLinearBinaryKernel final : public Kernel {
 class QLinearGlobalAveragePoolKernel final : public Kernel {
  public:
   Status Plan(PlanContext& ctx) override {
-    WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(4, 5));
-    WEBNX_RETURN_IF_ERROR(Expect8Bit(ctx, 0));
-    dtype_ = ctx.dtype(0);
-    WEBNX_RETURN_IF_ERROR(CheckScalarParams(ctx, 1, 2, dtype_));
-    WEBNX_RETURN_IF_ERROR(CheckScalarParams(ctx, 3, 4, dtype_));
+    WEBNX_RETURN_IF_ERROR(PlanOneInput(ctx, &dtype_));
     const bool channels_last = ctx.attrs().Int("channels_last", 0) != 0;
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
     const Shape& x = ctx.shape(0);

@@ -19,20 +19,29 @@ void ExpectAllNear(const Tensor& got, const Tensor& want, float tol) {
   }
 }
 
-Tensor MakeFloat(const Shape& shape, const std::vector<float>& values) {
+namespace {
+
+template <typename T>
+Tensor Filled(DType dtype, const Shape& shape, const std::vector<T>& values) {
   Tensor t;
-  EXPECT_TRUE(Tensor::Allocate(DType::kFloat32, shape, &t).ok());
+  EXPECT_TRUE(Tensor::Allocate(dtype, shape, &t).ok());
   EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
-  std::copy(values.begin(), values.end(), t.ptr<float>());
+  std::copy(values.begin(), values.end(), t.ptr<T>());
   return t;
 }
 
+}  // namespace
+
+Tensor MakeFloat(const Shape& shape, const std::vector<float>& values) {
+  return Filled(DType::kFloat32, shape, values);
+}
+
+Tensor MakeDouble(const Shape& shape, const std::vector<double>& values) {
+  return Filled(DType::kFloat64, shape, values);
+}
+
 Tensor MakeInt64(const Shape& shape, const std::vector<int64_t>& values) {
-  Tensor t;
-  EXPECT_TRUE(Tensor::Allocate(DType::kInt64, shape, &t).ok());
-  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
-  std::copy(values.begin(), values.end(), t.ptr<int64_t>());
-  return t;
+  return Filled(DType::kInt64, shape, values);
 }
 
 std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo, float hi) {

@@ -12,6 +12,7 @@ namespace webnx::testing {
 
 // Builds tensors for tests.
 Tensor MakeFloat(const Shape& shape, const std::vector<float>& values);
+Tensor MakeDouble(const Shape& shape, const std::vector<double>& values);
 Tensor MakeInt64(const Shape& shape, const std::vector<int64_t>& values);
 // Deterministic uniform values in [lo, hi).
 std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f);

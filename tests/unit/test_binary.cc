@@ -370,14 +370,6 @@ TEST(BinaryPRelu, SlopeBroadcastsToInput) {
             ErrorCode::kUnsupportedDtype);
 }
 
-Tensor MakeDouble(const Shape& shape, const std::vector<double>& values) {
-  Tensor t;
-  EXPECT_TRUE(Tensor::Allocate(DType::kFloat64, shape, &t).ok());
-  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
-  std::copy(values.begin(), values.end(), t.ptr<double>());
-  return t;
-}
-
 // float64 through the shared loop: double precision (values no float holds), every broadcast.
 TEST(BinaryFloat64, RandomBroadcastsMatchNaiveLoopsInDouble) {
   std::mt19937 rng(64);
