@@ -128,7 +128,12 @@ TypedField FieldFor(int32_t type) {
       return {"int64_data", "int64Data", false};
     case kStoredFloat16:
       return {"int32_data", "int32Data", true};
-    default:  // int32, bool
+    case kStoredDouble:
+      return {"double_data", "doubleData", false};
+    case kStoredUint32:
+    case kStoredUint64:
+      return {"uint64_data", "uint64Data", false};
+    default:  // the 8, 16 and 32-bit integers and bool
       return {"int32_data", "int32Data", false};
   }
 }

@@ -49,15 +49,25 @@ class ValueWriter {
       }
       case kStoredInt64:
         return ReadInt(v, pointer, t_->ptr<int64_t>() + next_++);
-      case kStoredInt32: {
-        int64_t i = 0;
-        WEBNX_RETURN_IF_ERROR(ReadInt(v, pointer, &i));
-        if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
-          return MalformedAt(pointer, std::to_string(i) + " does not fit in int32");
-        }
-        t_->ptr<int32_t>()[next_++] = static_cast<int32_t>(i);
+      case kStoredUint64: {
+        uint64_t u = 0;
+        if (!AsUint64(v, &u)) return MalformedAt(pointer, "expected a uint64, got " + KindOf(v));
+        t_->ptr<uint64_t>()[next_++] = u;
         return Status::Ok();
       }
+      case kStoredDouble: {
+        double d = 0;
+        if (!AsDouble(v, &d)) return MalformedAt(pointer, "expected a number, got " + KindOf(v));
+        t_->ptr<double>()[next_++] = d;
+        return Status::Ok();
+      }
+      case kStoredUint8:
+      case kStoredInt8:
+      case kStoredUint16:
+      case kStoredInt16:
+      case kStoredInt32:
+      case kStoredUint32:
+        return WriteInteger(v, pointer);
       case kStoredBool: {
         bool b = false;
         WEBNX_RETURN_IF_ERROR(ReadBool(v, pointer, &b));
@@ -69,6 +79,23 @@ class ValueWriter {
     }
   }
 
+  // An integer of up to 32 bits, checked against its type's range, stored little-endian.
+  Status WriteInteger(const Json& v, const std::string& pointer) {
+    int64_t i = 0;
+    WEBNX_RETURN_IF_ERROR(ReadInt(v, pointer, &i));
+    const DType dtype = static_cast<DType>(type_);
+    const size_t size = DTypeSize(dtype);
+    const bool is_signed =
+        dtype == DType::kInt8 || dtype == DType::kInt16 || dtype == DType::kInt32;
+    const int64_t hi = (int64_t{1} << (8 * size - is_signed)) - 1;
+    const int64_t lo = is_signed ? -hi - 1 : 0;
+    if (i < lo || i > hi) {
+      return MalformedAt(pointer, std::to_string(i) + " does not fit in " + DTypeName(dtype));
+    }
+    std::memcpy(static_cast<char*>(t_->data) + size * next_++, &i, size);
+    return Status::Ok();
+  }
+
   int32_t type_;
   bool half_bits_;
   Tensor* t_;
@@ -78,14 +105,11 @@ class ValueWriter {
 }  // namespace
 
 Status CheckStoredType(int32_t type, const std::string& pointer) {
-  if (type == kStoredFloat || type == kStoredInt32 || type == kStoredInt64 || type == kStoredBool ||
-      type == kStoredFloat16) {
-    return Status::Ok();
-  }
+  if (type >= kStoredFloat && type <= kStoredUint64 && type != 8) return Status::Ok();  // 8: string
   return ErrorAt(ErrorCode::kUnsupportedDtype, pointer,
                  "element type " + std::to_string(type) +
-                     " is not supported; a JSON document stores tensors as float32, int64, int32 "
-                     "or bool (float16 is widened to float32)");
+                     " is not supported; a JSON document stores the numeric types and bool "
+                     "(ONNX codes 1-7 and 9-13), not strings, bfloat16, float8 or 4-bit");
 }
 
 size_t StoredSize(int32_t type) {

@@ -12,15 +12,22 @@
 namespace webnx {
 namespace jsonl {
 
-// How elements are stored in the document, as ONNX TensorProto.DataType codes. float16 is
-// widened to float32 at load.
+// How elements are stored in the document, as ONNX TensorProto.DataType codes: every numeric
+// type (the DType of the same number). float16 is widened to float32 at load.
 constexpr int32_t kStoredFloat = 1;
+constexpr int32_t kStoredUint8 = 2;
+constexpr int32_t kStoredInt8 = 3;
+constexpr int32_t kStoredUint16 = 4;
+constexpr int32_t kStoredInt16 = 5;
 constexpr int32_t kStoredInt32 = 6;
 constexpr int32_t kStoredInt64 = 7;
 constexpr int32_t kStoredBool = 9;
 constexpr int32_t kStoredFloat16 = 10;
+constexpr int32_t kStoredDouble = 11;
+constexpr int32_t kStoredUint32 = 12;
+constexpr int32_t kStoredUint64 = 13;
 
-// float32/int32/int64/bool/float16; anything else is UnsupportedDtype at `pointer`.
+// A numeric type; anything else (strings, bfloat16, float8, 4-bit) is UnsupportedDtype.
 Status CheckStoredType(int32_t type, const std::string& pointer);
 // Bytes per stored element.
 size_t StoredSize(int32_t type);

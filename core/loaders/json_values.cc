@@ -106,6 +106,29 @@ bool AsInt64(const Json& v, int64_t* out) {
   return false;
 }
 
+bool AsUint64(const Json& v, uint64_t* out) {
+  if (const auto* u = v.get_ptr<const Json::number_unsigned_t*>()) {
+    *out = *u;
+    return true;
+  }
+  if (const auto* s = v.get_ptr<const Json::string_t*>()) {
+    if (s->empty() || s->size() > 20) return false;
+    uint64_t value = 0;
+    for (const char c : *s) {
+      if (c < '0' || c > '9') return false;
+      const uint64_t digit = static_cast<uint64_t>(c - '0');
+      if (value > (UINT64_MAX - digit) / 10) return false;
+      value = value * 10 + digit;
+    }
+    *out = value;
+    return true;
+  }
+  int64_t i = 0;
+  if (!AsInt64(v, &i) || i < 0) return false;
+  *out = static_cast<uint64_t>(i);
+  return true;
+}
+
 bool AsDouble(const Json& v, double* out) {
   if (const auto* d = v.get_ptr<const Json::number_float_t*>()) {
     *out = *d;

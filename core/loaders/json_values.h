@@ -53,6 +53,8 @@ Status ReadIntsN(const Json& v, const std::string& pointer, size_t count,
 
 // Plain accessors without messages: false when `v` is not of that kind.
 bool AsInt64(const Json& v, int64_t* out);
+// A non-negative integer up to 2^64 - 1: a JSON integer or a decimal string.
+bool AsUint64(const Json& v, uint64_t* out);
 bool AsDouble(const Json& v, double* out);
 // Strict decimal integer ("-12"); false on anything else or int64 overflow.
 bool ParseInt64(const std::string& s, int64_t* out);

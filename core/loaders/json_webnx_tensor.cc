@@ -15,13 +15,15 @@ struct DTypeName {
 };
 
 constexpr DTypeName kDTypes[] = {
-    {"float32", kStoredFloat}, {"float", kStoredFloat}, {"float16", kStoredFloat16},
-    {"int32", kStoredInt32},   {"int64", kStoredInt64}, {"bool", kStoredBool},
+    {"float32", kStoredFloat},  {"float", kStoredFloat},   {"float16", kStoredFloat16},
+    {"float64", kStoredDouble}, {"double", kStoredDouble}, {"int8", kStoredInt8},
+    {"uint8", kStoredUint8},    {"int16", kStoredInt16},   {"uint16", kStoredUint16},
+    {"int32", kStoredInt32},    {"uint32", kStoredUint32}, {"int64", kStoredInt64},
+    {"uint64", kStoredUint64},  {"bool", kStoredBool},
 };
 
-// Real dtypes webnx does not compute in: UnsupportedDtype rather than "unknown".
-constexpr const char* kUnsupported[] = {"float64", "double", "bfloat16", "int8",   "uint8",
-                                        "int16",   "uint16", "uint32",   "uint64", "string"};
+// Real dtypes webnx does not hold: UnsupportedDtype rather than "unknown".
+constexpr const char* kUnsupported[] = {"bfloat16", "string"};
 
 Status ReadStoredType(const Json& v, const std::string& pointer, int32_t* out) {
   std::string name;
@@ -35,13 +37,11 @@ Status ReadStoredType(const Json& v, const std::string& pointer, int32_t* out) {
   for (const char* u : kUnsupported) {
     if (name == u) {
       return ErrorAt(ErrorCode::kUnsupportedDtype, pointer,
-                     "dtype '" + name +
-                         "' is not supported; use float32, float16 (widened at load), int32, "
-                         "int64 or bool");
+                     "dtype '" + name + "' is not supported; use a numeric type or bool");
     }
   }
   return MalformedAt(pointer, "unknown dtype '" + name.substr(0, 40) +
-                                  "' (float32, float16, int32, int64 or bool)");
+                                  "' (float16/32/64, int8/16/32/64, uint8/16/32/64 or bool)");
 }
 
 constexpr const char* kTensorKeys[] = {"dtype",  "shape",  "data", "base64", "file",

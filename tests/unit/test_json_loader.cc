@@ -337,6 +337,41 @@ TEST(JsonOnnxDialect, TensorEncodings) {
   load_tensor({{"name", "e"}, {"data_type", 7}, {"int64_data", {"-9223372036854775808"}}}, &t);
   EXPECT_EQ(t.shape, Shape{});
   EXPECT_EQ(t.ptr<int64_t>()[0], std::numeric_limits<int64_t>::min());
+  // Every numeric type, in the typed field ONNX gives it.
+  load_tensor({{"name", "f"}, {"data_type", "INT8"}, {"dims", {2}}, {"int32_data", {-128, 127}}},
+              &t);
+  EXPECT_EQ(t.dtype, DType::kInt8);
+  EXPECT_EQ(t.ptr<int8_t>()[0], -128);
+  load_tensor({{"name", "g"},
+               {"data_type", "UINT64"},
+               {"dims", {2}},
+               {"uint64_data", {"18446744073709551615", 7}}},
+              &t);
+  EXPECT_EQ(t.dtype, DType::kUint64);
+  EXPECT_EQ(t.ptr<uint64_t>()[0], std::numeric_limits<uint64_t>::max());
+  load_tensor(
+      {{"name", "h"}, {"data_type", "DOUBLE"}, {"dims", {2}}, {"double_data", {0.1, -1e300}}}, &t);
+  EXPECT_EQ(t.dtype, DType::kFloat64);
+  EXPECT_EQ(t.ptr<double>()[0], 0.1);
+  EXPECT_EQ(t.ptr<double>()[1], -1e300);
+  const uint16_t u16[] = {65535, 1};
+  load_tensor({{"name", "i"}, {"data_type", "UINT16"}, {"dims", {2}}, {"raw_data", Base64(u16, 4)}},
+              &t);
+  EXPECT_EQ(t.dtype, DType::kUint16);
+  EXPECT_EQ(t.ptr<uint16_t>()[0], 65535);
+}
+
+TEST(JsonOnnxDialect, IntegersOutsideTheirTypeAreRefusedWhereTheyStand) {
+  json doc = {
+      {"graph",
+       {{"initializer",
+         {{{"name", "a"}, {"data_type", "UINT8"}, {"dims", {2}}, {"int32_data", {1, 256}}}}},
+        {"output", {{{"name", "a"}}}}}}};
+  ExpectMalformed(doc, "/graph/initializer/0/int32_data/1: 256 does not fit in uint8");
+  doc["graph"]["initializer"][0]["data_type"] = "UINT64";
+  doc["graph"]["initializer"][0].erase("int32_data");
+  doc["graph"]["initializer"][0]["uint64_data"] = {1, "-1"};
+  ExpectMalformed(doc, "/graph/initializer/0/uint64_data/1: expected a uint64");
 }
 
 TEST(JsonOnnxDialect, ExternalDataFromSideFiles) {
@@ -682,6 +717,26 @@ TEST(JsonWebnxGraph, EditorStyleInputAndConstantNodes) {
   ExpectNear(RunDoc(doc, {{"x", {2, 2}, {0, 0, 0, 0}}}), {1, 2, 3, 4});
 }
 
+// Every numeric dtype name, as number arrays and as base64.
+TEST(JsonWebnxGraph, TensorsOfEveryNumericDType) {
+  const int8_t bytes[] = {-1, 2, -3};
+  json doc = WebnxDoc({{{"name", "x"}, {"shape", {3}}}}, {"y"},
+                      {{"a", {{"dtype", "float64"}, {"shape", {3}}, {"data", {0.1, 2, -3}}}},
+                       {"b", {{"dtype", "int8"}, {"shape", {3}}, {"base64", Base64(bytes, 3)}}},
+                       {"c", {{"dtype", "uint32"}, {"shape", {1}}, {"data", {4000000000u}}}}},
+                      {{{"id", "y"}, {"op", "Add"}, {"inputs", {"x", "x"}}}});
+  doc["outputs"] = {"y", "a", "b", "c"};
+  Graph g;
+  const Status s = LoadJsonModel(doc.dump().c_str(), doc.dump().size(), {}, &g);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(g.initializers["a"].dtype, DType::kFloat64);
+  EXPECT_EQ(g.initializers["a"].ptr<double>()[0], 0.1);
+  EXPECT_EQ(g.initializers["b"].dtype, DType::kInt8);
+  EXPECT_EQ(g.initializers["b"].ptr<int8_t>()[2], -3);
+  EXPECT_EQ(g.initializers["c"].dtype, DType::kUint32);
+  EXPECT_EQ(g.initializers["c"].ptr<uint32_t>()[0], 4000000000u);
+}
+
 TEST(JsonWebnxGraph, TensorDataInlineBase64AndSideFiles) {
   std::vector<float> side = {0, 0, 0, 10, 20, 30};
   JsonExternalFiles files = {{"w.bin", std::string(reinterpret_cast<char*>(side.data()), 24)}};
@@ -813,8 +868,8 @@ TEST(JsonErrors, StructuralProblemsNameTheirPlace) {
   doc["tensors"]["k"]["data"] = json::array();
   ExpectMalformed(doc, "/tensors/k/data: has 0 values but the shape [1,1,1,1] needs 1");
   doc = ConvDoc();
-  doc["tensors"]["k"] = {{"dtype", "float64"}, {"shape", {1}}, {"data", {1}}};
-  ExpectError(doc.dump(), ErrorCode::kUnsupportedDtype, "/tensors/k/dtype: dtype 'float64'");
+  doc["tensors"]["k"] = {{"dtype", "bfloat16"}, {"shape", {1}}, {"data", {1}}};
+  ExpectError(doc.dump(), ErrorCode::kUnsupportedDtype, "/tensors/k/dtype: dtype 'bfloat16'");
   doc = ConvDoc();
   doc["tensors"]["a/b~c"] = {{"shape", {2}}, {"data", {1, "x"}}};
   ExpectMalformed(doc, "/tensors/a~1b~0c/data/1: expected a number, got a string");
@@ -851,9 +906,9 @@ TEST(JsonErrors, OnnxJsonProblemsNameTheirPlace) {
   doc["graph"]["initializer"][0]["float_data"] = {1, 1e300};
   ExpectMalformed(doc, "/graph/initializer/0/float_data/1: the number 1e+300 does not fit");
   doc["graph"]["initializer"][0]["float_data"] = {1, 2};
-  doc["graph"]["initializer"][0]["data_type"] = "DOUBLE";
+  doc["graph"]["initializer"][0]["data_type"] = "BFLOAT16";
   ExpectError(doc.dump(), ErrorCode::kUnsupportedDtype,
-              "/graph/initializer/0/data_type: element type 11 is not supported");
+              "/graph/initializer/0/data_type: element type 16 is not supported");
   doc["graph"]["initializer"][0]["data_type"] = 1;
   doc["graph"]["input"][0]["type"]["tensor_type"].erase("elem_type");
   ExpectMalformed(doc, "/graph/input/0/type/tensor_type: graph input 'x' needs a tensor type");
