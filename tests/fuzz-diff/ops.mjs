@@ -6,6 +6,7 @@ import { allFixed, alpha, binary, fixed, groupCounts, hasZero, is4d, unary, wind
 import { SHAPE_OPS } from './ops-shape.mjs';
 import { MATH_OPS } from './ops-math.mjs';
 import { MORE_OPS } from './ops-more.mjs';
+import { FLOAT64_OPS } from './ops-float64.mjs';
 
 const conv = {
   name: 'Conv', since: 7,
@@ -239,5 +240,5 @@ export const OPS = [
   matmul, gemm, batchNorm, reshape, flatten, transpose, concat, softmax,
   reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
   unsqueeze, squeeze, clip,
-  ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS,
+  ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS, ...FLOAT64_OPS,
 ];
