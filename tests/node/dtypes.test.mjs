@@ -151,32 +151,58 @@ test('a Float16Array feeds a float16 input where the engine has one; numbers nee
   await session.release();
 });
 
-// uint64 has no wider type to compute in: Add on it is refused, naming node and type.
+// uint64 computes in int64 where that is exact (Add: the same bits); Div has no exact int64
+// form and is refused, naming node and type, and the session stays usable.
 test('an op that does not compute in a dtype names it, and the session stays usable', async () => {
   const bytes = onnxJsonToOnnx({
     irVersion: '8',
     opsetImport: [{ version: '18' }],
     graph: {
-      name: 'add_u64',
+      name: 'div_u64',
       node: [
-        { opType: 'Add', input: ['x', 'x'], output: ['sum'], name: 'add_u64' },
+        { opType: 'Div', input: ['x', 'x'], output: ['ratio'], name: 'div_u64' },
         { opType: 'Identity', input: ['x'], output: ['same'], name: 'id' },
       ],
       input: [value('x', 13, [3])],
-      output: [value('sum', 13, [3]), value('same', 13, [3])],
+      output: [value('ratio', 13, [3]), value('same', 13, [3])],
     },
   });
   const session = await InferenceSession.create(bytes).catch((e) => e);
   if (session instanceof Error) {
     assert.equal(session.code, 'UnsupportedDtype');
-    assert.match(session.message, /add_u64.*uint64/);
+    assert.match(session.message, /div_u64.*uint64/);
     return;
   }
   const x = new Tensor('uint64', BigUint64Array.from([1n, 2n, 3n]), [3]);
-  await assert.rejects(session.run({ x }), { code: 'UnsupportedDtype', message: /add_u64.*uint64/ });
+  await assert.rejects(session.run({ x }), { code: 'UnsupportedDtype', message: /div_u64.*uint64/ });
   await assert.rejects(session.run({ x: new Tensor('int16', Int16Array.from([1, 2, 3]), [3]) }),
     { code: 'InvalidInput', message: /'x'.*uint64/ });
   await assert.rejects(session.run({ x }), { code: 'UnsupportedDtype' });
+  await session.release();
+});
+
+test('uint64 adds and compares past 2^63 as uint64', async () => {
+  const bytes = onnxJsonToOnnx({
+    irVersion: '8',
+    opsetImport: [{ version: '18' }],
+    graph: {
+      name: 'u64',
+      node: [
+        { opType: 'Add', input: ['x', 'y'], output: ['sum'], name: 'add' },
+        { opType: 'Less', input: ['x', 'y'], output: ['less'], name: 'less' },
+      ],
+      input: [value('x', 13, [2]), value('y', 13, [2])],
+      output: [value('sum', 13, [2]), value('less', 9, [2])],
+    },
+  });
+  const session = await InferenceSession.create(bytes);
+  const big = 2n ** 63n + 5n;
+  const out = await session.run({
+    x: new Tensor('uint64', BigUint64Array.from([big, 1n]), [2]),
+    y: new Tensor('uint64', BigUint64Array.from([7n, big]), [2]),
+  });
+  assert.deepEqual(Array.from(out.sum.data), [big + 7n, big + 1n]);
+  assert.deepEqual(Array.from(out.less.data, Boolean), [false, true]);
   await session.release();
 });
 
