@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/float16.h"
 #include "tests/unit/model_builder.h"
 #include "tests/unit/op_runner.h"
 
@@ -488,6 +489,97 @@ TEST(ShapeOrder, InstanceNormOverChangingImages) {
   mb.Output("Y", kOnnxFloat, {"N", c, "H", "W"});
   ExpectOrderFree(mb.Bytes(),
                   {{3, c, 17, 13}, {1, c, 1, 1}, {2, c, 9, 31}, {1, c, 1, 1}, {3, c, 17, 13}});
+}
+
+// An initializer of any element type from its little-endian bytes.
+template <typename T>
+void RawInit(ModelBuilder& mb, const std::string& name, int32_t type,
+             const std::vector<int64_t>& dims, const std::vector<T>& values) {
+  onnx::TensorProto t;
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_data_type(type);
+  t.set_raw_data(
+      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+  mb.Initializer(name, t);
+}
+
+// float64 and uint64 islands over changing batches: the shared float64 loops (broadcast Add,
+// unary Exp, Max), the double reduction and CumSum, Einsum in double, uint64 in int64 (modular
+// Add, ordered Less and Max).
+TEST(ShapeOrder, Float64AndUint64OverChangingBatches) {
+  constexpr int32_t kUint64 = 13;
+  ModelBuilder mb(14);
+  mb.Input("X", kOnnxFloat, {"N", 6});
+  RawInit<double>(mb, "c", kOnnxDouble, {6}, {0.1, -0.2, 0.3, 1.0 / 3, 2.5, -7.25});
+  RawInit<double>(mb, "k", kOnnxDouble, {6, 3}, std::vector<double>(18, 0.125));
+  RawInit<uint64_t>(mb, "big", kUint64, {1}, {(uint64_t{1} << 63) + 5});
+  mb.Int64Init("axis", {}, {0});
+  mb.Int64Init("axes", {1}, {1});
+  mb.Node("Cast", {"X"}, {"D"}, "to_double").Int("to", kOnnxDouble);
+  mb.Node("Add", {"D", "c"}, {"A"}, "add");
+  mb.Node("Exp", {"A"}, {"E"}, "exp");
+  mb.Node("Max", {"E", "D"}, {"M"}, "max");
+  mb.Node("CumSum", {"M", "axis"}, {"S"}, "cumsum");
+  mb.Node("ReduceSum", {"S", "axes"}, {"R"}, "sum");
+  mb.Node("Einsum", {"S", "k"}, {"P"}, "mix").String("equation", "nk,kj->nj");
+  mb.Node("Abs", {"X"}, {"Xa"}, "abs");
+  mb.Node("Cast", {"Xa"}, {"U"}, "to_u64").Int("to", kUint64);
+  mb.Node("Add", {"U", "big"}, {"Ub"}, "add_u64");
+  mb.Node("Less", {"U", "Ub"}, {"L"}, "less_u64");
+  mb.Node("Max", {"U", "Ub"}, {"Um"}, "max_u64");
+  mb.Output("R", kOnnxDouble, {"N", 1});
+  mb.Output("P", kOnnxDouble, {"N", 3});
+  mb.Output("L", kOnnxBool, {"N", 6});
+  mb.Output("Um", kUint64, {"N", 6});
+  ExpectOrderFree(mb.Bytes(), Batches({6}));
+}
+
+// A float16 conv net (computed in float32 by the load-time pass, converted at its boundary)
+// over changing images.
+TEST(ShapeOrder, Float16GraphOverChangingImages) {
+  constexpr int64_t c = 3;
+  ModelBuilder mb(13);
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  std::vector<uint16_t> w(4 * c * 9);
+  const std::vector<float> wf = RandomFloats(4 * c * 9, 120);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = FloatToHalf(wf[i]);
+  RawInit<uint16_t>(mb, "W", kOnnxFloat16, {4, c, 3, 3}, w);
+  mb.Node("Cast", {"X"}, {"H16"}, "to_half").Int("to", kOnnxFloat16);
+  mb.Node("Conv", {"H16", "W"}, {"C"}, "conv").Ints("pads", {1, 1, 1, 1});
+  mb.Node("Relu", {"C"}, {"Y"}, "relu");
+  mb.Output("Y", kOnnxFloat16, {"N", 4, "H", "W"});
+  ExpectOrderFree(mb.Bytes(), Planes(c));
+}
+
+// The QOperator ops and MatMulIntegerToFloat over changing batches, fed by QuantizeLinear.
+TEST(ShapeOrder, QLinearOpsOverChangingBatches) {
+  constexpr int64_t c = 3;
+  ModelBuilder mb(13);
+  mb.Opset("com.microsoft", 1);
+  mb.Input("X", kOnnxFloat, {"N", c, 4, 5});
+  mb.FloatInit("s", {}, {0.02f});
+  mb.FloatInit("t", {}, {0.05f});
+  RawInit<uint8_t>(mb, "z", kOnnxUint8, {}, {128});
+  RawInit<uint8_t>(mb, "z2", kOnnxUint8, {}, {100});
+  RawInit<uint8_t>(mb, "cb", kOnnxUint8, {5}, {0, 64, 128, 192, 255});
+  std::vector<int8_t> b(5 * 7);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  RawInit<int8_t>(mb, "B", 3, {5, 7}, b);
+  mb.FloatInit("bias", {7}, RandomFloats(7, 121));
+  mb.Node("QuantizeLinear", {"X", "s", "z"}, {"Q"}, "quantize");
+  const char* ms = "com.microsoft";
+  mb.Node("QLinearAdd", {"Q", "s", "z", "cb", "t", "z2", "t", "z2"}, {"A"}, "qadd").Domain(ms);
+  mb.Node("QLinearSigmoid", {"A", "t", "z2", "s", "z"}, {"G"}, "qsigmoid").Domain(ms);
+  mb.Node("QLinearConcat", {"t", "z2", "A", "t", "z2", "G", "s", "z"}, {"K"}, "qconcat")
+      .Domain(ms)
+      .Int("axis", 1);
+  mb.Node("QLinearGlobalAveragePool", {"K", "t", "z2", "s", "z"}, {"P"}, "qpool").Domain(ms);
+  mb.Node("MatMulIntegerToFloat", {"Q", "B", "s", "t", "z", "", "bias"}, {"F"}, "qmatmul")
+      .Domain(ms);
+  mb.Output("P", kOnnxUint8, {"N", 2 * c, 1, 1});
+  mb.Output("F", kOnnxFloat, {"N", c, 4, 7});
+  ExpectOrderFree(mb.Bytes(), Batches({c, 4, 5}));
 }
 
 }  // namespace
