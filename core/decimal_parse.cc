@@ -164,22 +164,32 @@ Binary Down(Binary b) {
   return {b.m - 1, b.k};
 }
 
-// The sign of (digits * 10^exponent) - mid * 2^mid_k, exactly.
-int CompareExact(const Decimal& d, uint64_t mid, int mid_k) {
-  BigUint lhs(0);
-  for (int i = 0; i < d.count; ++i) lhs.MulAdd(10, d.digits[i]);
-  BigUint rhs(mid);
-  int64_t lhs_twos = 0;
-  int64_t rhs_twos = mid_k;
-  if (d.exponent >= 0) {
-    lhs.MulPow5(d.exponent);
-    lhs_twos += d.exponent;
-  } else {
-    rhs.MulPow5(-d.exponent);  // 10^-e moves to the other side
-    rhs_twos -= d.exponent;
+// The decimal as an integer times a power of two: digits * 5^e * 2^e for e >= 0; digits alone
+// for e < 0, the 10^-e going to the other side of each comparison. Made once per parse.
+struct ExactValue {
+  BigUint integer{0};
+  int64_t twos = 0;
+  int64_t rhs_fives = 0;  // 5^-e multiplies the midpoint instead
+
+  explicit ExactValue(const Decimal& d) {
+    for (int i = 0; i < d.count; ++i) integer.MulAdd(10, d.digits[i]);
+    if (d.exponent >= 0) {
+      integer.MulPow5(d.exponent);
+      twos = d.exponent;
+    } else {
+      rhs_fives = -d.exponent;
+    }
   }
-  const int64_t common = lhs_twos < rhs_twos ? lhs_twos : rhs_twos;
-  lhs.ShiftLeft(lhs_twos - common);
+};
+
+// The sign of value - mid * 2^mid_k, exactly.
+int CompareExact(const ExactValue& value, uint64_t mid, int mid_k) {
+  BigUint lhs = value.integer;
+  BigUint rhs(mid);
+  rhs.MulPow5(value.rhs_fives);
+  const int64_t rhs_twos = mid_k + value.rhs_fives;
+  const int64_t common = value.twos < rhs_twos ? value.twos : rhs_twos;
+  lhs.ShiftLeft(value.twos - common);
   rhs.ShiftLeft(rhs_twos - common);
   return Compare(lhs, rhs);
 }
@@ -198,9 +208,10 @@ double ScaleByPow10(double x, int64_t e) {
 
 // The nearest double to a value within a few ulps of `approx`, ties to even.
 double Refine(const Decimal& d, double approx) {
+  const ExactValue value(d);
   Binary b = ToBinary(approx);
   for (int step = 0; step < 256; ++step) {
-    const int up = CompareExact(d, 2 * b.m + 1, b.k - 1);  // against the midpoint above
+    const int up = CompareExact(value, 2 * b.m + 1, b.k - 1);  // against the midpoint above
     if (up > 0 || (up == 0 && (b.m & 1))) {
       b = Up(b);
       if (b.k > kMaxK) break;
@@ -209,8 +220,8 @@ double Refine(const Decimal& d, double approx) {
     }
     if (b.m == 0 || up == 0) break;
     const bool narrow_below = b.m == kHidden && b.k > kMinK;  // the gap below is half as wide
-    const int down = narrow_below ? CompareExact(d, 4 * b.m - 1, b.k - 2)
-                                  : CompareExact(d, 2 * b.m - 1, b.k - 1);
+    const int down = narrow_below ? CompareExact(value, 4 * b.m - 1, b.k - 2)
+                                  : CompareExact(value, 2 * b.m - 1, b.k - 1);
     if (down > 0 || (down == 0 && !(b.m & 1))) break;
     b = Down(b);
     if (down == 0) break;

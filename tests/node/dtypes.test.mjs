@@ -25,6 +25,18 @@ const TYPES = {
 
 const dims = (list) => ({ dim: list.map((d) => ({ dimValue: String(d) })) });
 const value = (name, code, shape) => ({ name, type: { tensorType: { elemType: code, shape: dims(shape) } } });
+
+// An opset-18 model of `nodes` ([opType, inputs, outputs], each named after its first output).
+const opsetModel = (name, nodes, input, output) => onnxJsonToOnnx({
+  irVersion: '8',
+  opsetImport: [{ version: '18' }],
+  graph: {
+    name,
+    node: nodes.map(([opType, inputs, outputs]) => ({ opType, input: inputs, output: outputs, name: outputs[0] })),
+    input,
+    output,
+  },
+});
 const ints = (name, list) => ({ name, type: 'INTS', ints: list.map(String) });
 const int = (name, v) => ({ name, type: 'INT', i: String(v) });
 
@@ -154,19 +166,8 @@ test('a Float16Array feeds a float16 input where the engine has one; numbers nee
 // uint64 computes in int64 where that is exact (Add: the same bits); Div has no exact int64
 // form and is refused, naming node and type, and the session stays usable.
 test('an op that does not compute in a dtype names it, and the session stays usable', async () => {
-  const bytes = onnxJsonToOnnx({
-    irVersion: '8',
-    opsetImport: [{ version: '18' }],
-    graph: {
-      name: 'div_u64',
-      node: [
-        { opType: 'Div', input: ['x', 'x'], output: ['ratio'], name: 'div_u64' },
-        { opType: 'Identity', input: ['x'], output: ['same'], name: 'id' },
-      ],
-      input: [value('x', 13, [3])],
-      output: [value('ratio', 13, [3]), value('same', 13, [3])],
-    },
-  });
+  const bytes = opsetModel('div_u64', [['Div', ['x', 'x'], ['div_u64']], ['Identity', ['x'], ['same']]],
+    [value('x', 13, [3])], [value('div_u64', 13, [3]), value('same', 13, [3])]);
   const session = await InferenceSession.create(bytes).catch((e) => e);
   if (session instanceof Error) {
     assert.equal(session.code, 'UnsupportedDtype');
@@ -182,19 +183,8 @@ test('an op that does not compute in a dtype names it, and the session stays usa
 });
 
 test('uint64 adds and compares past 2^63 as uint64', async () => {
-  const bytes = onnxJsonToOnnx({
-    irVersion: '8',
-    opsetImport: [{ version: '18' }],
-    graph: {
-      name: 'u64',
-      node: [
-        { opType: 'Add', input: ['x', 'y'], output: ['sum'], name: 'add' },
-        { opType: 'Less', input: ['x', 'y'], output: ['less'], name: 'less' },
-      ],
-      input: [value('x', 13, [2]), value('y', 13, [2])],
-      output: [value('sum', 13, [2]), value('less', 9, [2])],
-    },
-  });
+  const bytes = opsetModel('u64', [['Add', ['x', 'y'], ['sum']], ['Less', ['x', 'y'], ['less']]],
+    [value('x', 13, [2]), value('y', 13, [2])], [value('sum', 13, [2]), value('less', 9, [2])]);
   const session = await InferenceSession.create(bytes);
   const big = 2n ** 63n + 5n;
   const out = await session.run({
