@@ -22,6 +22,7 @@ using binary::AnyDType;
 using binary::ArithFastPath;
 using binary::BinaryLoop;
 using binary::BinaryLoopFloat64;
+using binary::BinaryLoopUint64;
 using binary::BoolOnly;
 using binary::DivOp;
 using binary::ExpectSameDType;
@@ -115,6 +116,13 @@ class BinaryKernel final : public Kernel {
     if constexpr (kHasFloatArith<Op> && !kOutputsBool) {
       if (fast_.active()) {
         fast_.Run(ctx, a.ptr<float>(), b.ptr<float>(), out.ptr<float>());
+        return Status::Ok();
+      }
+    }
+    if constexpr (std::is_same_v<Op, DivOp>) {
+      if (dtype_ == DType::kUint64) {
+        BinaryLoopUint64(walker_, a.ptr<uint64_t>(), b.ptr<uint64_t>(), out.ptr<uint64_t>(),
+                         &DivOp::Uint64);
         return Status::Ok();
       }
     }
@@ -222,7 +230,7 @@ class PowKernel final : public Kernel {
       WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 1, TypeSet::kFloat));
     } else {
       WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 0, TypeSet::kNumeric));
-      WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 1, TypeSet::kNumeric));
+      WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 1, TypeSet::kNumericAndUint64));
     }
     if ((ctx.dtype(0) == DType::kFloat64) != (ctx.dtype(1) == DType::kFloat64)) {
       return ctx.Error(ErrorCode::kUnsupportedDtype,
@@ -236,6 +244,10 @@ class PowKernel final : public Kernel {
     base_dtype_ = ctx.dtype(0);
     exponent_dtype_ = ctx.dtype(1);
     ctx.SetOutput(0, base_dtype_, out);
+    exponent_as_int64_ = Tensor();
+    if (exponent_dtype_ == DType::kUint64) {
+      return Tensor::AllocateUninitialized(DType::kInt64, ctx.shape(1), &exponent_as_int64_);
+    }
     return Status::Ok();
   }
 
@@ -248,12 +260,17 @@ class PowKernel final : public Kernel {
                         [](double b, double e) { return PowValue(b, e); });
       return Status::Ok();
     }
+    const Tensor* exponents = &exponent;
+    if (exponent_dtype_ == DType::kUint64) {
+      ReduceUint64Exponents(exponent.ptr<uint64_t>(), exponent.numel(), &exponent_as_int64_);
+      exponents = &exponent_as_int64_;
+    }
     DispatchDType(base_dtype_, [&](auto base_tag) {
       using T = decltype(base_tag);
-      DispatchDType(exponent_dtype_, [&](auto exp_tag) {
+      DispatchDType(exponents->dtype, [&](auto exp_tag) {
         using E = decltype(exp_tag);
         if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<E, bool>) {
-          PowLoop(walker_, base.ptr<T>(), exponent.ptr<E>(), out.ptr<T>());
+          PowLoop(walker_, base.ptr<T>(), exponents->ptr<E>(), out.ptr<T>());
         }
       });
     });
@@ -261,9 +278,23 @@ class PowKernel final : public Kernel {
   }
 
  private:
+  // uint64 exponents as int64 with the same powers: those past 2^63 are reduced modulo 2^62
+  // into [2^62, 2^63). An odd integer's powers modulo 2^64 repeat with period 2^62 and an even
+  // one's are 0 from the 64th on; a float base meets an even exponent past 2^53 either way.
+  static void ReduceUint64Exponents(const uint64_t* in, int64_t n, Tensor* out) {
+    constexpr uint64_t kTop = uint64_t{1} << 63;
+    constexpr uint64_t kPeriod = uint64_t{1} << 62;
+    int64_t* reduced = out->ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t e = in[i];
+      reduced[i] = static_cast<int64_t>(e < kTop ? e : (e & (kPeriod - 1)) | kPeriod);
+    }
+  }
+
   DType base_dtype_ = DType::kUndefined;
   DType exponent_dtype_ = DType::kUndefined;
   BroadcastWalker walker_;
+  Tensor exponent_as_int64_;  // a uint64 exponent, reduced (planned with its shape)
 };
 
 // ---- PRelu(X, slope): slope broadcasts to X (unidirectionally).
@@ -315,6 +346,9 @@ class PReluKernel final : public Kernel {
 TypeSet NumericTypes(int) {
   return TypeSet::kNumeric;
 }
+TypeSet NumericAndUint64Types(int) {
+  return TypeSet::kNumericAndUint64;
+}
 TypeSet BoolTypes(int) {
   return TypeSet::kBool;
 }
@@ -337,7 +371,7 @@ void RegisterBinaryKernels(OpRegistry& r) {
              MakeWidening<MakeBinary<SubOp, NumericTypes>, Uint64As::kModular>);
   r.Register("", "Mul", arithmetic,
              MakeWidening<MakeBinary<MulOp, NumericTypes>, Uint64As::kModular>);
-  r.Register("", "Div", arithmetic, MakeWidening<MakeBinary<DivOp, NumericTypes>>);
+  r.Register("", "Div", arithmetic, MakeWidening<MakeBinary<DivOp, NumericAndUint64Types>>);
   r.Register("", "Pow", {{7, 12, 13, 15}, Inputs(2), Outputs(1)},
              MakeWidening<MakeKernel<PowKernel>>);
 

@@ -15,7 +15,9 @@ namespace webnx::binary {
 
 // The dtype sets the op schemas allow (restricted to what webnx computes in). A kernel that takes
 // one of these computes float64 through BinaryLoopFloat64.
-enum class TypeSet { kFloat, kNumeric, kIntegerOrBool, kAll, kBool };
+// kNumericAndUint64 adds uint64 for the ops that compute it outside int64: division and
+// remainder (BinaryLoopUint64) and Pow's exponent.
+enum class TypeSet { kFloat, kNumeric, kNumericAndUint64, kIntegerOrBool, kAll, kBool };
 
 inline Status ExpectTypeSet(const PlanContext& ctx, int i, TypeSet set) {
   switch (set) {
@@ -23,6 +25,9 @@ inline Status ExpectTypeSet(const PlanContext& ctx, int i, TypeSet set) {
       return ctx.ExpectDType(i, {DType::kFloat32, DType::kFloat64});
     case TypeSet::kNumeric:
       return ctx.ExpectDType(i, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64});
+    case TypeSet::kNumericAndUint64:
+      return ctx.ExpectDType(
+          i, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUint64});
     case TypeSet::kIntegerOrBool:
       return ctx.ExpectDType(i, {DType::kBool, DType::kInt32, DType::kInt64});
     case TypeSet::kAll:
@@ -101,6 +106,12 @@ void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b
 void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b, bool* out,
                        Float64Predicate fn);
 
+// uint64 computes in int64 where two's complement gives the same bits (kernels/widening.h);
+// division and remainder do not, and share this one loop.
+using Uint64Fn = uint64_t (*)(uint64_t, uint64_t);
+void BinaryLoopUint64(BroadcastWalker& walker, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                      Uint64Fn fn);
+
 // An op's functor on two doubles, as a plain function for BinaryLoopFloat64.
 template <typename Op>
 auto OnDoubles(double a, double b) {
@@ -171,6 +182,7 @@ struct DivOp : NumbersOnly {
     }
     return a / b;
   }
+  static uint64_t Uint64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 };
 
 // The allowed input dtypes of an op at a since-version.

@@ -1,5 +1,6 @@
 // The shared float64 loops of the elementwise ops (kernels/binary_common.h,
-// kernels/unary_common.h): one loop for all ops, calling the op per element.
+// kernels/unary_common.h): one loop for all ops, calling the op per element; and the uint64 one
+// of division and remainder.
 #include "kernels/binary_common.h"
 #include "kernels/unary_common.h"
 
@@ -20,6 +21,11 @@ void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b
 
 void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b, bool* out,
                        Float64Predicate fn) {
+  BinaryLoop(walker, a, b, out, fn);
+}
+
+void BinaryLoopUint64(BroadcastWalker& walker, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                      Uint64Fn fn) {
   BinaryLoop(walker, a, b, out, fn);
 }
 

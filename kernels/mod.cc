@@ -38,7 +38,7 @@ class ModKernel final : public Kernel {
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
-    WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 0, TypeSet::kNumeric));
+    WEBNX_RETURN_IF_ERROR(ExpectTypeSet(ctx, 0, TypeSet::kNumericAndUint64));
     WEBNX_RETURN_IF_ERROR(ExpectSameDType(ctx, 0, 1));
     fmod_ = ctx.attrs().Int("fmod", 0) != 0;
     WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
@@ -60,6 +60,12 @@ class ModKernel final : public Kernel {
       binary::BinaryLoopFloat64(walker_, ctx.input(0).ptr<double>(), ctx.input(1).ptr<double>(),
                                 ctx.output(0).ptr<double>(),
                                 [](double a, double b) { return std::fmod(a, b); });
+      return Status::Ok();
+    }
+    if (dtype_ == DType::kUint64) {  // fmod or not: an unsigned remainder has no sign
+      binary::BinaryLoopUint64(walker_, ctx.input(0).ptr<uint64_t>(), ctx.input(1).ptr<uint64_t>(),
+                               ctx.output(0).ptr<uint64_t>(),
+                               [](uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; });
       return Status::Ok();
     }
     DispatchDType(dtype_, [&](auto tag) {

@@ -12,6 +12,7 @@
 #include "kernels/registrations.h"
 #include "kernels/simd/maxpool.h"
 #include "kernels/simd/plane_sum.h"
+#include "kernels/widening.h"
 
 namespace webnx {
 namespace {
@@ -346,7 +347,7 @@ void RegisterPoolKernels(OpRegistry& r) {
   // 8 added the optional Indices output.
   r.Register("", "MaxPool",
              {{{1}, Inputs(1), Outputs(1)}, {{8, 10, 11, 12, 22}, Inputs(1), Outputs(1, 2)}},
-             MakePool<PoolMode::kMax>);
+             MakeWidening<MakePool<PoolMode::kMax>, Uint64As::kNone, SmallIntsAs::kFloat32>);
   r.Register("", "AveragePool", {{1, 7, 10, 11, 19, 22}, Inputs(1), Outputs(1)},
              MakePool<PoolMode::kAverage>);
   r.Register("", "GlobalMaxPool", {{1, 22}, Inputs(1), Outputs(1)}, MakeGlobalPool<PoolMode::kMax>);

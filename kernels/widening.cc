@@ -8,13 +8,13 @@
 
 namespace webnx {
 
-DType WideDTypeOf(DType dtype, Uint64As uint64_as) {
+DType WideDTypeOf(DType dtype, Uint64As uint64_as, SmallIntsAs small_ints_as) {
   switch (dtype) {
     case DType::kInt8:
     case DType::kUint8:
     case DType::kInt16:
     case DType::kUint16:
-      return DType::kInt32;
+      return small_ints_as == SmallIntsAs::kFloat32 ? DType::kFloat32 : DType::kInt32;
     case DType::kUint32:
       return DType::kInt64;
     case DType::kFloat16:
@@ -36,8 +36,8 @@ void FlipTopBits(void* data, int64_t n) {
 
 class WideningKernel final : public Kernel {
  public:
-  WideningKernel(std::unique_ptr<Kernel> inner, Uint64As uint64_as)
-      : inner_(std::move(inner)), uint64_as_(uint64_as) {}
+  WideningKernel(std::unique_ptr<Kernel> inner, Uint64As uint64_as, SmallIntsAs small_ints_as)
+      : inner_(std::move(inner)), uint64_as_(uint64_as), small_ints_as_(small_ints_as) {}
 
   Status Plan(PlanContext& ctx) override {
     narrow_ = DType::kUndefined;
@@ -124,7 +124,7 @@ class WideningKernel final : public Kernel {
   const void* ClassTag() const override { return inner_->ClassTag(); }
 
  private:
-  DType Wide(DType dtype) const { return WideDTypeOf(dtype, uint64_as_); }
+  DType Wide(DType dtype) const { return WideDTypeOf(dtype, uint64_as_, small_ints_as_); }
   bool Biased(DType narrow) const {
     return narrow == DType::kUint64 && uint64_as_ == Uint64As::kOrdered;
   }
@@ -181,6 +181,7 @@ class WideningKernel final : public Kernel {
 
   std::unique_ptr<Kernel> inner_;
   Uint64As uint64_as_;
+  SmallIntsAs small_ints_as_;
   DType narrow_ = DType::kUndefined;  // the first narrow input dtype of this plan, if any
   std::vector<PlannedValue> values_;  // the inputs as the inner kernel plans them
   std::vector<Tensor> inputs_;        // widened inputs (undefined: taken as they are)
@@ -190,12 +191,13 @@ class WideningKernel final : public Kernel {
 
 }  // namespace
 
-Kernel* WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as) {
-  return WidenNarrowDTypes(std::unique_ptr<Kernel>(inner()), uint64_as);
+Kernel* WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as, SmallIntsAs small_ints_as) {
+  return WidenNarrowDTypes(std::unique_ptr<Kernel>(inner()), uint64_as, small_ints_as);
 }
 
-Kernel* WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as) {
-  return new WideningKernel(std::move(inner), uint64_as);
+Kernel* WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as,
+                          SmallIntsAs small_ints_as) {
+  return new WideningKernel(std::move(inner), uint64_as, small_ints_as);
 }
 
 }  // namespace webnx

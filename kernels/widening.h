@@ -19,21 +19,28 @@ namespace webnx {
 // order, for comparisons and min/max. Division and the others do not compute uint64 (kNone).
 enum class Uint64As { kNone, kModular, kOrdered };
 
+// The 8- and 16-bit integers compute in int32, or in float32 for an op whose results are values
+// of its inputs (max pooling): every such integer is a float32, so the result is exact.
+enum class SmallIntsAs { kInt32, kFloat32 };
+
 // The dtype a narrow dtype computes in (itself for the others).
-DType WideDTypeOf(DType dtype, Uint64As uint64_as = Uint64As::kNone);
+DType WideDTypeOf(DType dtype, Uint64As uint64_as = Uint64As::kNone,
+                  SmallIntsAs small_ints_as = SmallIntsAs::kInt32);
 
 // A new kernel (the caller owns it, as a KernelFactory's) computing `inner`'s op widened.
-Kernel* WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as = Uint64As::kNone);
+Kernel* WidenNarrowDTypes(std::unique_ptr<Kernel> inner, Uint64As uint64_as = Uint64As::kNone,
+                          SmallIntsAs small_ints_as = SmallIntsAs::kInt32);
 // The same with the inner kernel made by `inner` (out of line: the factories below stay thunks).
-Kernel* WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as);
+Kernel* WidenNarrowDTypesOf(KernelFactory inner, Uint64As uint64_as, SmallIntsAs small_ints_as);
 
 // A factory for the registry: the kernel kInner makes, computing narrow dtypes widened. For
 // ops whose outputs have input 0's dtype or a fixed one that is no wide dtype (bool), and that
 // read no constant in a derived form (PlanContext::Form): a widened constant is the plan's own
 // tensor, not a session constant the ConstantCache may key a form on.
-template <KernelFactory kInner, Uint64As kUint64As = Uint64As::kNone>
+template <KernelFactory kInner, Uint64As kUint64As = Uint64As::kNone,
+          SmallIntsAs kSmallIntsAs = SmallIntsAs::kInt32>
 Kernel* MakeWidening() {
-  return WidenNarrowDTypesOf(kInner, kUint64As);
+  return WidenNarrowDTypesOf(kInner, kUint64As, kSmallIntsAs);
 }
 
 }  // namespace webnx

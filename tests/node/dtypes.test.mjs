@@ -163,28 +163,30 @@ test('a Float16Array feeds a float16 input where the engine has one; numbers nee
   await session.release();
 });
 
-// uint64 computes in int64 where that is exact (Add: the same bits); Div has no exact int64
-// form and is refused, naming node and type, and the session stays usable.
+// uint64 computes in int64 where that is exact (Add: the same bits) and in loops of its own for
+// division; Abs does neither and is refused, naming node and type, and the session stays usable.
 test('an op that does not compute in a dtype names it, and the session stays usable', async () => {
-  const bytes = opsetModel('div_u64', [['Div', ['x', 'x'], ['div_u64']], ['Identity', ['x'], ['same']]],
-    [value('x', 13, [3])], [value('div_u64', 13, [3]), value('same', 13, [3])]);
+  const bytes = opsetModel('abs_u64', [['Abs', ['x'], ['abs_u64']], ['Identity', ['x'], ['same']]],
+    [value('x', 13, [3])], [value('abs_u64', 13, [3]), value('same', 13, [3])]);
   const session = await InferenceSession.create(bytes).catch((e) => e);
   if (session instanceof Error) {
     assert.equal(session.code, 'UnsupportedDtype');
-    assert.match(session.message, /div_u64.*uint64/);
+    assert.match(session.message, /abs_u64.*uint64/);
     return;
   }
   const x = new Tensor('uint64', BigUint64Array.from([1n, 2n, 3n]), [3]);
-  await assert.rejects(session.run({ x }), { code: 'UnsupportedDtype', message: /div_u64.*uint64/ });
+  await assert.rejects(session.run({ x }), { code: 'UnsupportedDtype', message: /abs_u64.*uint64/ });
   await assert.rejects(session.run({ x: new Tensor('int16', Int16Array.from([1, 2, 3]), [3]) }),
     { code: 'InvalidInput', message: /'x'.*uint64/ });
   await assert.rejects(session.run({ x }), { code: 'UnsupportedDtype' });
   await session.release();
 });
 
-test('uint64 adds and compares past 2^63 as uint64', async () => {
-  const bytes = opsetModel('u64', [['Add', ['x', 'y'], ['sum']], ['Less', ['x', 'y'], ['less']]],
-    [value('x', 13, [2]), value('y', 13, [2])], [value('sum', 13, [2]), value('less', 9, [2])]);
+test('uint64 adds, compares and divides past 2^63 as uint64', async () => {
+  const bytes = opsetModel('u64', [['Add', ['x', 'y'], ['sum']], ['Less', ['x', 'y'], ['less']],
+    ['Div', ['x', 'y'], ['quotient']], ['Mod', ['x', 'y'], ['remainder']]],
+  [value('x', 13, [2]), value('y', 13, [2])],
+  [value('sum', 13, [2]), value('less', 9, [2]), value('quotient', 13, [2]), value('remainder', 13, [2])]);
   const session = await InferenceSession.create(bytes);
   const big = 2n ** 63n + 5n;
   const out = await session.run({
@@ -193,6 +195,8 @@ test('uint64 adds and compares past 2^63 as uint64', async () => {
   });
   assert.deepEqual(Array.from(out.sum.data), [big + 7n, big + 1n]);
   assert.deepEqual(Array.from(out.less.data, Boolean), [false, true]);
+  assert.deepEqual(Array.from(out.quotient.data), [big / 7n, 0n]);
+  assert.deepEqual(Array.from(out.remainder.data), [big % 7n, 1n]);
   await session.release();
 });
 

@@ -3,6 +3,7 @@
 // follow input 0 left alone, and errors that name the model's dtype.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -126,16 +127,65 @@ TEST(Widening, Uint64PastInt64Max) {
             (std::vector<uint64_t>{mid, mid, 5, 3}));
 }
 
+// Division and remainder have no int64 form for uint64: they run a loop of their own.
+TEST(Widening, Uint64DividesPastInt64Max) {
+  const uint64_t big = 0xfffffffffffffff0u;
+  const uint64_t mid = uint64_t{1} << 63;
+  const Tensor a = Make<uint64_t>(DType::kUint64, {5}, {big, mid, 5, big, 7});
+  const Tensor b = Make<uint64_t>(DType::kUint64, {5}, {3, mid - 1, big, 0, 2});
+  EXPECT_EQ(Values<uint64_t>(Eval("Div", {{a}, {b}})),
+            (std::vector<uint64_t>{big / 3, 1, 0, 0, 3}));
+  for (int64_t fmod : {0, 1}) {
+    EXPECT_EQ(Values<uint64_t>(Eval("Mod", {{a}, {b}}, {{"fmod", IntAttr(fmod)}}, 13)),
+              (std::vector<uint64_t>{big % 3, 1, 5, 0, 1}));
+  }
+}
+
+// b^e by squaring over all 64 bits of e, wrapping as int64 does.
+int64_t PowByBits(int64_t base, uint64_t e) {
+  uint64_t result = 1;
+  uint64_t b = static_cast<uint64_t>(base);
+  for (; e; e >>= 1, b *= b) {
+    if (e & 1) result *= b;
+  }
+  return static_cast<int64_t>(result);
+}
+
+// A uint64 exponent past 2^63 gives the powers it names, for integer and float bases.
+TEST(Widening, PowTakesUint64ExponentsPastInt64Max) {
+  const std::vector<uint64_t> exps = {0xfffffffffffffff1u, (uint64_t{1} << 63) + 6,
+                                      (uint64_t{1} << 62) + 3, 5};
+  const Tensor e = Make<uint64_t>(DType::kUint64, {4}, exps);
+  const Tensor base = Make<int64_t>(DType::kInt64, {4}, {3, -7, 2, -3});
+  std::vector<int64_t> expected;
+  for (int i = 0; i < 4; ++i) expected.push_back(PowByBits(base.ptr<int64_t>()[i], exps[i]));
+  EXPECT_EQ(Values<int64_t>(Eval("Pow", {{base}, {e}}, {}, 15)), expected);
+  const Tensor floats = MakeFloat({4}, {-1.f, 0.5f, -2.f, -2.f});
+  EXPECT_EQ(Values<float>(Eval("Pow", {{floats}, {e}}, {}, 15)),
+            (std::vector<float>{1.f, 0.f, INFINITY, -32.f}));
+}
+
+// int8 and uint8 max pooling computes in float32, where every such value is exact.
+TEST(Widening, MaxPoolOfSmallIntegers) {
+  const Tensor x = Make<int8_t>(DType::kInt8, {1, 1, 2, 3}, {-128, -5, 127, -1, -100, 3});
+  const std::map<std::string, Attribute> attrs = {{"kernel_shape", IntsAttr({2, 2})}};
+  const Tensor y = Eval("MaxPool", {{x}}, attrs, 12);
+  EXPECT_EQ(y.dtype, DType::kInt8);
+  EXPECT_EQ(Values<int8_t>(y), (std::vector<int8_t>{-1, 127}));
+  const Tensor u = Make<uint8_t>(DType::kUint8, {1, 1, 1, 3}, {255, 0, 254});
+  const Tensor z = Eval("MaxPool", {{u}}, {{"kernel_shape", IntsAttr({1, 2})}}, 12);
+  EXPECT_EQ(Values<uint8_t>(z), (std::vector<uint8_t>{255, 254}));
+}
+
 TEST(Widening, AnOpThatDoesNotComputeTheTypeNamesIt) {
   std::vector<Tensor> out;
   Status s = RunOp("Exp", 13, {{Make<int8_t>(DType::kInt8, {1}, {1})}}, {}, 1, &out);
   EXPECT_EQ(s.code(), ErrorCode::kUnsupportedDtype);
   EXPECT_NE(s.message().find("does not compute in int8"), std::string::npos) << s.message();
-  // Division is not the same on int64's bits, and has no order-keeping form.
-  s = RunOp(
-      "Div", 14,
-      {{Make<uint64_t>(DType::kUint64, {1}, {1})}, {Make<uint64_t>(DType::kUint64, {1}, {1})}}, {},
-      1, &out);
+  // TopK's values would need the order-keeping form, and its int64 indices would then read as
+  // values to convert back.
+  s = RunOp("TopK", 11, {{Make<uint64_t>(DType::kUint64, {2}, {1, 2})}, {MakeInt64({1}, {1})}}, {},
+            1, &out);
   EXPECT_EQ(s.code(), ErrorCode::kUnsupportedDtype);
   EXPECT_NE(s.message().find("uint64"), std::string::npos) << s.message();
 }
