@@ -13,6 +13,7 @@
 #include "kernels/gemm_ref.h"
 #include "kernels/nn_common.h"
 #include "kernels/packed_matmul.h"
+#include "kernels/quant_fusion.h"
 #include "kernels/registrations.h"
 
 namespace webnx {
@@ -29,6 +30,11 @@ Status RequirePackedIfReplaced(const PlanContext& ctx, bool packed_or_empty) {
 
 class GemmKernel : public Kernel {
  public:
+  // A QDQ Gemm (kernels/quant_fusion.h) runs as an int8 product.
+  bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
+    return quant::ProposeQdqMatMul(ctx, fused);
+  }
+
   WEBNX_PLAN_TIME Status Plan(PlanContext& ctx) override {
     // C is optional only from version 11.
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(ctx.since_version() >= 11 ? 2 : 3, 3));
@@ -187,6 +193,10 @@ class GemmKernel : public Kernel {
 // batch dims (all but the last two) broadcast.
 class MatMulKernel : public Kernel {
  public:
+  bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
+    return quant::ProposeQdqMatMul(ctx, fused);
+  }
+
   WEBNX_PLAN_TIME Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(0, {DType::kFloat32}));

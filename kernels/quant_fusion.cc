@@ -99,16 +99,23 @@ bool UintScalarParams(const FusionContext& ctx, const Node& node, float* scale, 
   return true;
 }
 
-// DequantizeLinear of constants along axis 0 (per output channel, or per tensor): its node.
-int DequantizedConstant(const FusionContext& ctx, const std::string& value, int64_t channels) {
+// DequantizeLinear of constants per tensor or along `channel_axis` (one scale per output
+// channel, `channels` of them): its node.
+int DequantizedConstant(const FusionContext& ctx, const std::string& value, int64_t channels,
+                        int64_t channel_axis) {
   const int dq = ctx.Producer(value);
   if (dq < 0 || !Is(ctx.node(dq), "DequantizeLinear") || ctx.OnlyReader(value) < 0) return -1;
   const Node& node = ctx.node(dq);
+  const Tensor* data = ctx.Constant(node.inputs[0]);
   const Tensor* scale = node.inputs.size() > 1 ? ctx.Constant(node.inputs[1]) : nullptr;
-  if (!ctx.Constant(node.inputs[0]) || !scale || scale->dtype != DType::kFloat32) return -1;
-  const Attribute* axis = node.attr("axis");
+  if (!data || !scale || scale->dtype != DType::kFloat32) return -1;
+  const Attribute* axis_attr = node.attr("axis");
+  const int64_t rank = static_cast<int64_t>(data->shape.size());
+  int64_t axis = axis_attr ? axis_attr->i : 1;  // the spec's default
+  if (axis < 0) axis += rank;
   const bool per_tensor = scale->numel() == 1 && scale->shape.size() <= 1;
-  const bool per_channel = scale->shape == Shape{channels} && (axis && axis->i == 0);
+  const bool per_channel = scale->shape == Shape{channels} && axis == channel_axis && axis < rank &&
+                           data->shape[axis] == channels;
   if (!per_tensor && !per_channel) return -1;
   if (node.inputs.size() > 2 && !node.inputs[2].empty() && !ctx.Constant(node.inputs[2])) return -1;
   return node.attr("block_size") ? -1 : dq;
@@ -141,23 +148,56 @@ int QuantizedActivation(const FusionContext& ctx, const std::string& value, std:
   return dq;
 }
 
-// The conv's bias: absent, a float constant, or DequantizeLinear of an int32 constant (zero
-// point absent or zeros) per channel, whose node joins the replaced ones.
-bool QdqBias(const FusionContext& ctx, const Node& conv, int64_t channels, FusedNode* fused,
+// A bias of `channels` values, or one for all.
+bool OnePerChannel(const Tensor* b, int64_t channels) {
+  return b->shape == Shape{channels} || (b->numel() == 1 && b->shape.size() <= 1);
+}
+
+// Input 2 of `node`, the bias: absent, a float constant, or DequantizeLinear of an int32
+// constant (zero point absent or zeros), one value per channel or one for all; the
+// DequantizeLinear joins the replaced nodes.
+bool QdqBias(const FusionContext& ctx, const Node& node, int64_t channels, FusedNode* fused,
              std::string* bias, std::string* bias_scale) {
-  if (conv.inputs.size() < 3 || conv.inputs[2].empty()) return true;
-  const int dq = DequantizedConstant(ctx, conv.inputs[2], channels);
+  if (node.inputs.size() < 3 || node.inputs[2].empty()) return true;
+  const int dq = DequantizedConstant(ctx, node.inputs[2], channels, 0);
   if (dq < 0) {
-    const Tensor* b = ctx.Constant(conv.inputs[2]);
-    *bias = conv.inputs[2];
-    return b && b->dtype == DType::kFloat32;
+    const Tensor* b = ctx.Constant(node.inputs[2]);
+    *bias = node.inputs[2];
+    return b && b->dtype == DType::kFloat32 && OnePerChannel(b, channels);
   }
   const Tensor* b = ctx.Constant(ctx.node(dq).inputs[0]);
-  if (b->dtype != DType::kInt32 || !ZeroOrAbsent(ctx, ctx.node(dq), 2)) return false;
+  if (b->dtype != DType::kInt32 || !OnePerChannel(b, channels) ||
+      !ZeroOrAbsent(ctx, ctx.node(dq), 2)) {
+    return false;
+  }
   *bias = ctx.node(dq).inputs[0];
   *bias_scale = ctx.node(dq).inputs[1];
   fused->replaced.push_back(dq);
   return true;
+}
+
+// What a QDQ product reads: x, its DequantizeLinear, the weights' one, the bias and its scale.
+struct QdqOperands {
+  std::string x;
+  int dq_x, dq_w;
+  std::string bias, bias_scale;
+};
+
+// The com.webnx `op_type` replacing `node`: (x, x_scale, x_zp, W, W_scale, W_zp, bias,
+// bias_scale), the optional ones at the end dropped when absent.
+void FillQdqNode(const FusionContext& ctx, const Node& node, const char* op_type,
+                 const QdqOperands& in, FusedNode* fused) {
+  const Node& dqx = ctx.node(in.dq_x);
+  const Node& wn = ctx.node(in.dq_w);
+  fused->node.name = node.name;
+  fused->node.domain = "com.webnx";
+  fused->node.op_type = op_type;
+  fused->node.inputs = {in.x,         dqx.inputs[1], dqx.inputs[2],
+                        wn.inputs[0], wn.inputs[1],  wn.inputs.size() > 2 ? wn.inputs[2] : "",
+                        in.bias,      in.bias_scale};
+  while (fused->node.inputs.back().empty()) fused->node.inputs.pop_back();
+  fused->node.outputs = {node.outputs[0]};
+  fused->since_version = 1;
 }
 
 }  // namespace
@@ -171,29 +211,44 @@ bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused) {
   const Tensor* w =
       dq_w < 0 || ctx.node(dq_w).inputs.empty() ? nullptr : ctx.Constant(ctx.node(dq_w).inputs[0]);
   if (!EightBit(w) || w->shape.size() < 3 ||
-      DequantizedConstant(ctx, conv.inputs[1], w->shape[0]) != dq_w) {
+      DequantizedConstant(ctx, conv.inputs[1], w->shape[0], 0) != dq_w) {
     return false;
   }
   fused->replaced = {ctx.node_index(), dq_w};
   std::string bias, bias_scale;
   if (!QdqBias(ctx, conv, w->shape[0], fused, &bias, &bias_scale)) return false;
-  const Node& dqx = ctx.node(dq_x);
-  const Node& wn = ctx.node(dq_w);
-  fused->node.name = conv.name;
-  fused->node.domain = "com.webnx";
-  fused->node.op_type = "QDQConv";
+  FillQdqNode(ctx, conv, "QDQConv", {x, dq_x, dq_w, bias, bias_scale}, fused);
   fused->node.attrs = conv.attrs;
-  fused->node.inputs = {x,
-                        dqx.inputs[1],
-                        dqx.inputs[2],
-                        wn.inputs[0],
-                        wn.inputs[1],
-                        wn.inputs.size() > 2 ? wn.inputs[2] : "",
-                        bias,
-                        bias_scale};
-  while (fused->node.inputs.back().empty()) fused->node.inputs.pop_back();
-  fused->node.outputs = {conv.outputs[0]};
-  fused->since_version = 1;
+  return true;
+}
+
+bool ProposeQdqMatMul(const FusionContext& ctx, FusedNode* fused) {
+  const Node& node = ctx.node(ctx.node_index());
+  bool trans_b = false;
+  if (Is(node, "Gemm")) {
+    const Attribute* trans_a = node.attr("transA");
+    const Attribute* alpha = node.attr("alpha");
+    const Attribute* beta = node.attr("beta");
+    const Attribute* transposed = node.attr("transB");
+    if ((trans_a && trans_a->i != 0) || (alpha && alpha->f != 1.f) || (beta && beta->f != 1.f)) {
+      return false;
+    }
+    trans_b = transposed && transposed->i != 0;
+  }
+  std::string x;
+  const int dq_x = node.inputs.size() < 2 ? -1 : QuantizedActivation(ctx, node.inputs[0], &x);
+  if (dq_x < 0) return false;
+  const int dq_w = ctx.Producer(node.inputs[1]);
+  const Tensor* w =
+      dq_w < 0 || ctx.node(dq_w).inputs.empty() ? nullptr : ctx.Constant(ctx.node(dq_w).inputs[0]);
+  if (!EightBit(w) || w->shape.size() != 2) return false;
+  const int64_t column_axis = trans_b ? 0 : 1, columns = w->shape[column_axis];
+  if (DequantizedConstant(ctx, node.inputs[1], columns, column_axis) != dq_w) return false;
+  fused->replaced = {ctx.node_index(), dq_w};
+  std::string bias, bias_scale;
+  if (!QdqBias(ctx, node, columns, fused, &bias, &bias_scale)) return false;
+  FillQdqNode(ctx, node, "QDQMatMul", {x, dq_x, dq_w, bias, bias_scale}, fused);
+  if (trans_b) fused->node.attrs["transB"] = *node.attr("transB");
   return true;
 }
 

@@ -25,4 +25,11 @@ bool ProposeDynamicMatMul(const FusionContext& ctx, FusedNode* fused);
 // the product in int8. Runs before constants fold, which would dequantize the weights.
 bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused);
 
+// From a float MatMul (B 2-D) or Gemm (transA 0, alpha and beta 1) at ctx.node_index() whose A
+// is DequantizeLinear(QuantizeLinear(x)) as QDQConv's input and whose B is DequantizeLinear of
+// 8-bit constants, per tensor or per output column; Gemm's C absent, float32 per column, or
+// DequantizeLinear of int32: com.webnx QDQMatMul(x, x_scale, x_zp, B, B_scale, B_zp, bias,
+// bias_scale) with Gemm's transB, the product in int8.
+bool ProposeQdqMatMul(const FusionContext& ctx, FusedNode* fused);
+
 }  // namespace webnx::quant

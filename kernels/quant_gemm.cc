@@ -1,6 +1,7 @@
 #include "kernels/quant_gemm.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "kernels/quant_params.h"
 
@@ -34,12 +35,22 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
   ConstantForm form;
   form.input = input;
   // The form depends on the zero points too: their input's name keys it beside the layout.
-  form.kind = std::string(layout.as_panels ? "i16 panels" : "i16 rows") + " less " +
+  form.kind = std::string(layout.as_panels ? "i16 panels" : "i16 rows") +
+              (layout.transposed ? " of the transpose" : "") + " less " +
               (ctx.has_input(zp_input) ? ctx.node().inputs[zp_input] : std::string("0"));
   form.floats = static_cast<size_t>((layout.matrices * size * 2 + 3) / 4);
   form.derive = [=](const float* from, float* to) {
     const auto* src = reinterpret_cast<const uint8_t*>(from);
     auto* dst = reinterpret_cast<int16_t*>(to);
+    std::vector<uint8_t> transposed;  // 8-bit elements: bytes of either signedness
+    if (layout.transposed) {
+      transposed.resize(matrix);
+      for (int64_t r = 0; r < layout.rows; ++r) {
+        for (int64_t c = 0; c < layout.cols; ++c)
+          transposed[r * layout.cols + c] = src[c * layout.rows + r];
+      }
+      src = transposed.data();
+    }
     for (int64_t m = 0; m < layout.matrices; ++m) {
       simd::ZeroPoints zero_points = zp;
       zero_points.per_index = zp_values.empty() ? nullptr : zp_values.data();

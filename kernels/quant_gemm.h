@@ -16,10 +16,12 @@ namespace webnx::quant {
 simd::ZeroPoints ZeroPointsOf(const Tensor* zero_point, std::vector<int32_t>* storage);
 
 // How a constant 8-bit operand is packed: `matrices` matrices of rows x cols, as int16 rows
-// (PackRowsI16, zero point per row) or panels (PackPanelsI16, zero point per column).
+// (PackRowsI16, zero point per row) or panels (PackPanelsI16, zero point per column); a
+// `transposed` one is stored cols x rows (Gemm's transB), and only one matrix.
 struct PackedOperand {
   bool as_panels = false;
   int64_t matrices = 1, rows = 0, cols = 0;
+  bool transposed = false;
   int64_t PackedSize() const;  // int16 elements of one matrix (rows: the GEMM's overread too)
 };
 

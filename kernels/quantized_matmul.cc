@@ -4,7 +4,11 @@
 // in float32, rounded half to even, plus y's zero point, saturated. The products run on the
 // int8 SIMD GEMM (kernels/simd/gemm_i8.h): A's rows widened to int16 per run, B's panels packed
 // once per session when B and its zero points are constants.
+// com.webnx QDQMatMul, which the fusion pass writes for a QDQ MatMul or Gemm
+// (kernels/quant_fusion.h), quantizes its float A by the given scale and zero point, and
+// dequantizes the sums with the bias as the float chain would.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/broadcast.h"
@@ -25,15 +29,17 @@ int64_t Numel(const Shape& s) {
 // The inputs of one product: positions of A, B and their zero points; QLinearMatMul adds scales.
 struct Operands {
   int a = 0, a_zp = 2, b = 1, b_zp = 3;
-  int a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1, bias = -1;
+  int a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1, bias = -1, bias_scale = -1;
 };
 
 // MatMulInteger (int32 sums), QLinearMatMul (requantized), or com.microsoft
 // DynamicQuantizeMatMul: the dynamically quantized chain (kernels/quant_fusion.h) of A
 // (float32), B, B_scale, B_zp, bias, in float32 with a residual sum and a clamp in its epilogue;
 // or com.microsoft MatMulIntegerToFloat: A, B, A_scale (per tensor), B_scale, A_zp, B_zp, bias,
-// the sums scaled to float32 and the bias added.
-enum class MatMulMode { kInteger, kRequantize, kDynamic, kToFloat };
+// the sums scaled to float32 and the bias added; or com.webnx QDQMatMul: A (float32), A_scale,
+// A_zp (uint8, per tensor), B, B_scale, B_zp, a float32 bias or an int32 one and its scale, with
+// attribute transB (B given as N x K), the dynamic mode's epilogue.
+enum class MatMulMode { kInteger, kRequantize, kDynamic, kToFloat, kStatic };
 
 class QuantizedMatMulKernel final : public Kernel {
  public:
@@ -41,26 +47,36 @@ class QuantizedMatMulKernel final : public Kernel {
     if (mode == MatMulMode::kRequantize) ops_ = Operands{0, 2, 3, 5, 1, 4, 6, 7};
     if (mode == MatMulMode::kDynamic) ops_ = Operands{0, -1, 1, 3, -1, 2, -1, -1, 4};
     if (mode == MatMulMode::kToFloat) ops_ = Operands{0, 4, 1, 5, 2, 3, -1, -1, 6};
+    if (mode == MatMulMode::kStatic) ops_ = Operands{0, 2, 3, 5, 1, 4, -1, -1, 6, 7};
   }
+
+  // A float32 output scaled from the sums (the dynamic and QDQ products).
+  bool float_out() const {
+    return mode_ == MatMulMode::kDynamic || mode_ == MatMulMode::kToFloat ||
+           mode_ == MatMulMode::kStatic;
+  }
+  bool float_in() const { return mode_ == MatMulMode::kDynamic || mode_ == MatMulMode::kStatic; }
 
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(mode_ == MatMulMode::kRequantize ? ctx.ExpectInputs(8, 8)
                           : mode_ == MatMulMode::kDynamic  ? ctx.ExpectInputs(3, 5)
                           : mode_ == MatMulMode::kToFloat  ? ctx.ExpectInputs(4, 7)
+                          : mode_ == MatMulMode::kStatic   ? ctx.ExpectInputs(5, 8)
                                                            : ctx.ExpectInputs(2, 4));
-    if (mode_ == MatMulMode::kDynamic) {
+    trans_b_ = mode_ == MatMulMode::kStatic && ctx.attrs().Int("transB", 0) != 0;
+    WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    if (float_in()) {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kFloat32}));
     } else {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a, {DType::kUint8, DType::kInt8}));
     }
     WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.b, {DType::kUint8, DType::kInt8}));
     WEBNX_RETURN_IF_ERROR(PlanShapes(ctx));
-    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_zp, m_, "a_zero_point", ctx.dtype(ops_.a)));
+    WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_zp, float_in() ? 1 : m_, "a_zero_point",
+                                            float_in() ? DType::kUint8 : ctx.dtype(ops_.a)));
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_zp, n_, "b_zero_point", ctx.dtype(ops_.b)));
     if (mode_ == MatMulMode::kRequantize) WEBNX_RETURN_IF_ERROR(PlanRequantize(ctx));
-    if (mode_ == MatMulMode::kDynamic || mode_ == MatMulMode::kToFloat) {
-      WEBNX_RETURN_IF_ERROR(PlanDynamic(ctx));
-    }
+    if (float_out()) WEBNX_RETURN_IF_ERROR(PlanFloatOut(ctx));
     const DType out = mode_ == MatMulMode::kInteger      ? DType::kInt32
                       : mode_ == MatMulMode::kRequantize ? ctx.dtype(ops_.y_zp)
                                                          : DType::kFloat32;
@@ -68,7 +84,7 @@ class QuantizedMatMulKernel final : public Kernel {
     return PlanScratch(ctx);
   }
 
-  Epilogue* epilogue() override { return mode_ == MatMulMode::kDynamic ? &epilogue_ : nullptr; }
+  Epilogue* epilogue() override { return float_in() ? &epilogue_ : nullptr; }
 
   bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
     return mode_ == MatMulMode::kInteger && quant::ProposeDynamicMatMul(ctx, fused);
@@ -81,14 +97,16 @@ class QuantizedMatMulKernel final : public Kernel {
     std::vector<int32_t> a_zp_values, b_zp_values;
     simd::ZeroPoints a_zp = quant::ZeroPointsOf(Param(ctx, ops_.a_zp), &a_zp_values);
     const simd::ZeroPoints b_zp = quant::ZeroPointsOf(Param(ctx, ops_.b_zp), &b_zp_values);
-    if (mode_ == MatMulMode::kDynamic) {  // DynamicQuantizeLinear of the whole of A
-      quant::DynamicParams(a_in.ptr<float>(), a_in.numel(), &a_scale_, &a_zp.all);
-      simd::QuantizeU8(a_in.ptr<float>(), a_in.numel(), a_scale_, a_zp.all, a_q_.ptr<uint8_t>());
-      a = a_q_.data, a_type = DType::kUint8;
-      PlanColumnScales(ctx);
-    }
-    if (mode_ == MatMulMode::kToFloat) {
-      a_scale_ = quant::ScaleAt(ctx.input(ops_.a_scale), 0);
+    if (float_out()) {
+      if (mode_ == MatMulMode::kDynamic) {  // DynamicQuantizeLinear of the whole of A
+        quant::DynamicParams(a_in.ptr<float>(), a_in.numel(), &a_scale_, &a_zp.all);
+      } else {
+        a_scale_ = quant::ScaleAt(ctx.input(ops_.a_scale), 0);
+      }
+      if (float_in()) {
+        simd::QuantizeU8(a_in.ptr<float>(), a_in.numel(), a_scale_, a_zp.all, a_q_.ptr<uint8_t>());
+        a = a_q_.data, a_type = DType::kUint8;
+      }
       PlanColumnScales(ctx);
     }
     const Tensor& b = ctx.input(ops_.b);
@@ -106,14 +124,12 @@ class QuantizedMatMulKernel final : public Kernel {
                                                     : sums_.ptr<int32_t>();
       quant::RunGemmI16(ctx, m_, k_, a_rows_.ptr<int16_t>(), panels, n_, sums, n_);
       if (mode_ == MatMulMode::kRequantize) Requantize(ctx, ctx.output(0), batch);
-      if (mode_ == MatMulMode::kDynamic || mode_ == MatMulMode::kToFloat) Dequantize(ctx, batch);
+      if (float_out()) Dequantize(ctx, batch);
     }
     return Status::Ok();
   }
 
  private:
-  static constexpr int kAddendInput = 5;  // after A, B, B_scale, B_zp, bias
-
   Status PlanRequantize(PlanContext& ctx) {
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_scale, m_, "a_scale", DType::kUndefined));
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.b_scale, n_, "b_scale", DType::kUndefined));
@@ -122,37 +138,44 @@ class QuantizedMatMulKernel final : public Kernel {
     return quant::CheckParam(ctx, ops_.y_zp, m_, "y_zero_point", ctx.dtype(ops_.y_zp));
   }
 
-  // B_scale and the bias: float32, one value or one per column of B (A_scale one value).
-  Status PlanDynamic(PlanContext& ctx) {
-    if (mode_ == MatMulMode::kToFloat) {
+  // B_scale and the bias: float32 (QDQMatMul's bias int32 with a scale), one value or one per
+  // column of B (A_scale one value).
+  Status PlanFloatOut(PlanContext& ctx) {
+    if (mode_ != MatMulMode::kDynamic) {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(ops_.a_scale, {DType::kFloat32}));
       WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, ops_.a_scale, 1, "a_scale", DType::kFloat32));
       WEBNX_RETURN_IF_ERROR(ctx.ExpectPresent(ops_.b_scale));
     }
-    for (int input : {ops_.b_scale, ops_.bias}) {
+    const bool int_bias = ctx.has_input(ops_.bias_scale);
+    for (int input : {ops_.b_scale, ops_.bias, ops_.bias_scale}) {
       if (!ctx.has_input(input)) continue;
-      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {DType::kFloat32}));
+      const bool is_int = input == ops_.bias && int_bias;
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(input, {is_int ? DType::kInt32 : DType::kFloat32}));
       const Shape& shape = ctx.shape(input);
       if (shape.size() > 1 || (Numel(shape) != 1 && Numel(shape) != n_)) {
-        return ctx.Error(ErrorCode::kShapeMismatch,
-                         std::string(input == ops_.bias ? "the bias" : "B_scale") +
-                             " must be a scalar or hold one value per column of B");
+        return ctx.Error(
+            ErrorCode::kShapeMismatch,
+            ctx.node().inputs[input] + " must be a scalar or hold one value per column of B");
       }
     }
     epilogue_ = Epilogue();
-    if (mode_ == MatMulMode::kToFloat) return Status::Ok();
+    if (!float_in()) return Status::Ok();
     epilogue_.accepts_addend = true;
-    epilogue_.addend_input = kAddendInput;
+    epilogue_.addend_input = mode_ == MatMulMode::kStatic ? 8 : 5;  // after the node's inputs
     epilogue_.accepts_clamp = true;
+    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kFloat32, {n_}, &bias_values_));
     return Tensor::AllocateUninitialized(DType::kUint8, {Numel(ctx.shape(ops_.a))}, &a_q_);
   }
 
   Status PlanScratch(const PlanContext& ctx) {
     const int64_t b_matrices = b_numel_ / std::max<int64_t>(k_ * n_, 1);
-    const quant::PackedOperand b_layout{true, b_matrices, k_, n_};
+    const quant::PackedOperand b_layout{true, b_matrices, k_, n_, trans_b_};
     if (ctx.constant(ops_.b) && (!ctx.has_input(ops_.b_zp) || ctx.constant(ops_.b_zp))) {
       WEBNX_RETURN_IF_ERROR(
           quant::PackConstantOperand(ctx, ops_.b, ops_.b_zp, b_layout, &b_packed_));
+    } else if (trans_b_) {
+      return ctx.Error(ErrorCode::kUnsupportedOperator,
+                       "transB needs B and its zero point to be constants (they are packed once)");
     } else {
       b_packed_ = DerivedForm();
       WEBNX_RETURN_IF_ERROR(
@@ -176,10 +199,12 @@ class QuantizedMatMulKernel final : public Kernel {
   // One batch's sums in float32 as the chain computes them, then the epilogue's sum and clamp.
   void Dequantize(RunContext& ctx, int64_t batch) {
     const Tensor* bias = Param(ctx, ops_.bias);
-    const float* addend = epilogue_.has_addend ? ctx.input(kAddendInput).ptr<float>() : nullptr;
+    const float* addend =
+        epilogue_.has_addend ? ctx.input(epilogue_.addend_input).ptr<float>() : nullptr;
+    const float* bias_values = bias ? BiasValues(ctx, *bias) : nullptr;
     simd::DequantizeArgs args{multipliers_.ptr<float>(),
                               false,
-                              bias ? bias->ptr<float>() : nullptr,
+                              bias_values,
                               bias && bias->numel() == 1,
                               nullptr,
                               epilogue_.HasClamp(),
@@ -192,6 +217,18 @@ class QuantizedMatMulKernel final : public Kernel {
     }
   }
 
+  // The float bias: as given, or an int32 one dequantized as DequantizeLinear does.
+  const float* BiasValues(const RunContext& ctx, const Tensor& bias) {
+    if (bias.dtype != DType::kInt32) return bias.ptr<float>();
+    const Tensor& scale = ctx.input(ops_.bias_scale);
+    float* values = bias_values_.ptr<float>();
+    for (int64_t n = 0; n < bias.numel(); ++n) {
+      values[n] = static_cast<float>(bias.ptr<int32_t>()[n]) *
+                  scale.ptr<float>()[quant::ParamIndex(scale, n)];
+    }
+    return values;
+  }
+
   // numpy matmul shapes (1-D operands promoted), the batch broadcast and each batch's offsets.
   Status PlanShapes(PlanContext& ctx) {
     const Shape& a_in = ctx.shape(ops_.a);
@@ -200,7 +237,12 @@ class QuantizedMatMulKernel final : public Kernel {
       return ctx.Error(ErrorCode::kShapeMismatch, "A and B must have rank >= 1");
     }
     const Shape a = a_in.size() == 1 ? Shape{1, a_in[0]} : a_in;
-    const Shape b = b_in.size() == 1 ? Shape{b_in[0], 1} : b_in;
+    Shape b = b_in.size() == 1 ? Shape{b_in[0], 1} : b_in;
+    if (trans_b_) {
+      if (b_in.size() != 2)
+        return ctx.Error(ErrorCode::kShapeMismatch, "with transB, B must be 2-D");
+      std::swap(b[0], b[1]);
+    }
     m_ = a[a.size() - 2], k_ = a.back(), n_ = b.back();
     if (b[b.size() - 2] != k_) {
       return ctx.Error(
@@ -272,7 +314,9 @@ class QuantizedMatMulKernel final : public Kernel {
   Tensor a_rows_, b_scratch_;  // A's rows as int16 (per run); B's panels when not packed once
   DerivedForm b_packed_;       // B's panels, packed once per session (constant B)
   Tensor sums_, multipliers_;  // one batch's int32 sums; a row's multipliers (column scales)
-  Tensor a_q_;                 // dynamic: A quantized
+  Tensor a_q_;                 // float A: A quantized
+  Tensor bias_values_;         // float A: an int32 bias dequantized
+  bool trans_b_ = false;       // QDQMatMul: B is N x K
   float a_scale_ = 1.f;        // dynamic: its scale, this run's
   Epilogue epilogue_;
 };
@@ -289,6 +333,8 @@ void RegisterQuantizedMatMulKernels(OpRegistry& r) {
              []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kDynamic); });
   r.Register("com.microsoft", "MatMulIntegerToFloat", {{1}, Inputs(4, 7), Outputs(1)},
              []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kToFloat); });
+  r.Register("com.webnx", "QDQMatMul", {{1}, Inputs(5, 8), Outputs(1)},
+             []() -> Kernel* { return new QuantizedMatMulKernel(MatMulMode::kStatic); });
 }
 
 }  // namespace webnx

@@ -179,3 +179,58 @@ test('a QDQ convolution runs fused, each run bitwise a fresh session\'s, batch 3
     assert.ok(a.nodes < b.nodes, `fused: ${a.nodes} nodes, unfused: ${b.nodes}`);
   }
 });
+
+// QDQ products: A through QuantizeLinear -> DequantizeLinear, B DequantizeLinear of int8
+// constants per output column, Gemm's C DequantizeLinear of int32 (or float).
+const K = 19, N = 13;
+function qdqProduct({ op, transB = 0, floatBias = false, ownBiasScale = false, expose = false }) {
+  const wDims = transB ? [N, K] : [K, N];
+  const gemmBias = op === 'Gemm' ? (floatBias ? ['bf'] : ['bd']) : [];
+  const aDims = op === 'Gemm' ? ['N', K] : ['N', 3, K];
+  const yDims = op === 'Gemm' ? ['N', N] : ['N', 3, N];
+  return modelOf({
+    nodes: [
+      ['QuantizeLinear', ['x', 'xs', 'xz'], ['xq']],
+      ['DequantizeLinear', ['xq', 'xs', 'xz'], ['xd']],
+      ['DequantizeLinear', ['wq', 'ws', 'wz'], ['wd'], [int('axis', transB ? 0 : 1)]],
+      ...(op === 'Gemm' && !floatBias ? [['DequantizeLinear', ['bq', 'bs'], ['bd'], [int('axis', 0)]]] : []),
+      [op, ['xd', 'wd', ...gemmBias], ['p'], op === 'Gemm' ? [int('transB', transB)] : []],
+      ['Relu', ['p'], ['y']],
+    ],
+    inputs: [['x', 'float32', aDims]],
+    outputs: [['y', 'float32', yDims], ...(expose ? [['wd', 'float32', wDims]] : [])],
+    initializers: [
+      initializer('xs', 'float32', [], [0.025]), initializer('xz', 'uint8', [], [100]),
+      initializer('wq', 'int8', wDims, ints8(new Rng(8), 'int8', K * N)),
+      initializer('ws', 'float32', [N], floats(new Rng(9), N, 0.002, 0.03)),
+      initializer('wz', 'int8', [N], new Array(N).fill(0)),
+      initializer('bq', 'int32', [N], Array.from({ length: N }, (_, i) => 37 * i - 200)),
+      // x_scale * w_scale, as quantizers write it (onnxruntime's fused kernel assumes it), or not.
+      initializer('bs', 'float32', [N], ownBiasScale ? floats(new Rng(10), N, 0.0001, 0.0005)
+        : floats(new Rng(9), N, 0.002, 0.03).map((v) => Math.fround(v) * 0.025)),
+      initializer('bf', 'float32', [N], floats(new Rng(11), N, -1, 1)),
+    ],
+    opset: 13,
+  });
+}
+
+// A bias scale other than x_scale * w_scale is the spec's DequantizeLinear still: onnxruntime's
+// fused kernel ignores it, so the unfused graph is the oracle there.
+for (const options of [{ op: 'MatMul' }, { op: 'Gemm', transB: 1 }, { op: 'Gemm', transB: 0, floatBias: true },
+  { op: 'Gemm', transB: 1, ownBiasScale: true }]) {
+  test(`a QDQ ${options.op} (${JSON.stringify(options)}) runs fused, as onnxruntime and the unfused graph compute it, each run bitwise a fresh session's`, async () => {
+    const rows = options.op === 'Gemm' ? 1 : 3;
+    const x = floats(new Rng(29), 4 * rows * K, -2, 3);
+    const feedsFor = (b, T) => ({
+      x: new T('float32', Float32Array.from(x.slice(0, b * rows * K)), options.op === 'Gemm' ? [b, K] : [b, rows, K]),
+    });
+    if (!options.ownBiasScale) await compare(qdqProduct(options), feedsFor, [4, 1, 4], relative(1e-4));
+    const feeds = [4, 1, 4].map((b) => feedsFor(b, Tensor));
+    for (const threads of [1, 2]) {
+      const a = await outputsOf(qdqProduct(options), feeds, threads);
+      const b = await outputsOf(qdqProduct({ ...options, expose: true }), feeds, threads);
+      assert.ok(a.nodes < b.nodes, `fused: ${a.nodes} nodes, unfused: ${b.nodes}`);
+      for (let k = 0; k < feeds.length; k++) relative(1e-4)(a.out[k], b.out[k], `run ${k}, ${threads} threads`);
+    }
+  });
+}
