@@ -50,17 +50,18 @@ inline void StoreRow(int32_t* out, v128_t lo, v128_t hi, int cols, bool accumula
 constexpr int kTileRows = 4;
 constexpr int64_t kDepthBlock = 512;  // k values per pass: a tile's rows then hold 4 KB
 
-// kTileRows rows of the rows operand (`row_stride` apart) against one panel over kc k values:
-// two dot products per row and k pair. Rows from `valid` on are not stored.
+// kRows rows of the rows operand (`row_stride` apart) against one panel over kc k values: two
+// dot products per row and k pair. Rows from `valid` on are not stored.
+template <int kRows>
 void Tile(int64_t kc, const int16_t* rows, int64_t row_stride, const int16_t* panel, int32_t* out,
           int64_t ldo, int cols, int valid, bool accumulate) {
-  v128_t acc[kTileRows][2];
-  for (int r = 0; r < kTileRows; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
+  v128_t acc[kRows][2];
+  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
   const int stride = static_cast<int>(row_stride);
   auto step = [&](int p) {  // one pair of k values
     const v128_t b0 = wasm_v128_load(panel + p * 16);
     const v128_t b1 = wasm_v128_load(panel + p * 16 + 8);
-    for (int r = 0; r < kTileRows; ++r) {
+    for (int r = 0; r < kRows; ++r) {
       const v128_t a = wasm_v128_load32_splat(rows + r * stride + 2 * p);
       acc[r][0] = wasm_i32x4_add(acc[r][0], wasm_i32x4_dot_i16x8(a, b0));
       acc[r][1] = wasm_i32x4_add(acc[r][1], wasm_i32x4_dot_i16x8(a, b1));
@@ -72,7 +73,8 @@ void Tile(int64_t kc, const int16_t* rows, int64_t row_stride, const int16_t* pa
 }
 
 // One block of rows and depth [k0, k0 + kc) against panels [begin, end): the rows' block stays
-// in L1 while the panels stream past it.
+// in L1 while the panels stream past it. A single row (a classifier's, batch 1) takes a tile of
+// its own: in one of 4 rows, 3 of every 4 dot products would be dropped.
 WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t kp, int64_t k0, int64_t kc, const int16_t* rows,
                                       int64_t row_stride, int valid, const int16_t* panels,
                                       int64_t begin, int64_t end, int64_t n_total, int32_t* out,
@@ -80,8 +82,12 @@ WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t kp, int64_t k0, int64_t kc, const 
   for (int64_t panel = begin; panel < end; ++panel) {
     const int64_t n0 = panel * kI8PanelCols;
     const int cols = static_cast<int>(std::min<int64_t>(kI8PanelCols, n_total - n0));
-    Tile(kc, rows, row_stride, panels + panel * kp * kI8PanelCols + k0 * kI8PanelCols, out + n0,
-         ldo, cols, valid, k0 > 0);
+    const int16_t* panel_block = panels + panel * kp * kI8PanelCols + k0 * kI8PanelCols;
+    if (valid == 1) {
+      Tile<1>(kc, rows, row_stride, panel_block, out + n0, ldo, cols, 1, k0 > 0);
+    } else {
+      Tile<kTileRows>(kc, rows, row_stride, panel_block, out + n0, ldo, cols, valid, k0 > 0);
+    }
   }
 }
 
