@@ -21,8 +21,6 @@ using binary::AddOp;
 using binary::AnyDType;
 using binary::ArithFastPath;
 using binary::BinaryLoop;
-using binary::BinaryLoopFloat64;
-using binary::BinaryLoopUint64;
 using binary::BoolOnly;
 using binary::DivOp;
 using binary::ExpectSameDType;
@@ -32,8 +30,9 @@ using binary::ForEachBinaryRun;
 using binary::kHasFloatArith;
 using binary::MulOp;
 using binary::NumbersOnly;
-using binary::OnDoubles;
+using binary::OpLoop;
 using binary::PlanBroadcast;
+using binary::SharedBinaryLoop;
 using binary::SubOp;
 using binary::TypeSet;
 using binary::TypeSetForVersion;
@@ -121,16 +120,15 @@ class BinaryKernel final : public Kernel {
     }
     if constexpr (std::is_same_v<Op, DivOp>) {
       if (dtype_ == DType::kUint64) {
-        BinaryLoopUint64(walker_, a.ptr<uint64_t>(), b.ptr<uint64_t>(), out.ptr<uint64_t>(),
-                         &DivOp::Uint64);
+        SharedBinaryLoop<uint64_t, uint64_t>(walker_, a.ptr<uint64_t>(), b.ptr<uint64_t>(),
+                                             out.ptr<uint64_t>(), &DivOp::Uint64);
         return Status::Ok();
       }
     }
     if constexpr (Op::kTakesNumbers) {
       if (dtype_ == DType::kFloat64) {
         using Out = std::conditional_t<kOutputsBool, bool, double>;
-        BinaryLoopFloat64(walker_, a.ptr<double>(), b.ptr<double>(), out.ptr<Out>(),
-                          &OnDoubles<Op>);
+        OpLoop<Op>(walker_, a.ptr<double>(), b.ptr<double>(), out.ptr<Out>());
         return Status::Ok();
       }
     }
@@ -138,7 +136,7 @@ class BinaryKernel final : public Kernel {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, bool> ? Op::kTakesBool : Op::kTakesNumbers) {
         using Out = std::conditional_t<kOutputsBool, bool, T>;
-        BinaryLoop(walker_, a.ptr<T>(), b.ptr<T>(), out.ptr<Out>(), Op());
+        OpLoop<Op>(walker_, a.ptr<T>(), b.ptr<T>(), out.ptr<Out>());
       }
     });
     return Status::Ok();
@@ -256,8 +254,9 @@ class PowKernel final : public Kernel {
     const Tensor& exponent = ctx.input(1);
     Tensor& out = ctx.output(0);
     if (base_dtype_ == DType::kFloat64) {
-      BinaryLoopFloat64(walker_, base.ptr<double>(), exponent.ptr<double>(), out.ptr<double>(),
-                        [](double b, double e) { return PowValue(b, e); });
+      SharedBinaryLoop<double, double>(walker_, base.ptr<double>(), exponent.ptr<double>(),
+                                       out.ptr<double>(),
+                                       [](double b, double e) { return PowValue(b, e); });
       return Status::Ok();
     }
     const Tensor* exponents = &exponent;
@@ -299,6 +298,13 @@ class PowKernel final : public Kernel {
 
 // ---- PRelu(X, slope): slope broadcasts to X (unidirectionally).
 
+struct PReluOp {
+  template <typename T>
+  T operator()(T v, T slope) const {
+    return v < 0 ? MulOp()(v, slope) : v;
+  }
+};
+
 class PReluKernel final : public Kernel {
  public:
   ElementwiseKind Elementwise() const override { return ElementwiseKind::kBroadcast; }
@@ -323,15 +329,13 @@ class PReluKernel final : public Kernel {
     const Tensor& slope = ctx.input(1);
     Tensor& out = ctx.output(0);
     if (dtype_ == DType::kFloat64) {
-      BinaryLoopFloat64(walker_, x.ptr<double>(), slope.ptr<double>(), out.ptr<double>(),
-                        [](double v, double s) { return v < 0 ? v * s : v; });
+      OpLoop<PReluOp>(walker_, x.ptr<double>(), slope.ptr<double>(), out.ptr<double>());
       return Status::Ok();
     }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (!std::is_same_v<T, bool>) {
-        BinaryLoop(walker_, x.ptr<T>(), slope.ptr<T>(), out.ptr<T>(),
-                   [](T v, T s) { return v < 0 ? MulOp()(v, s) : v; });
+        OpLoop<PReluOp>(walker_, x.ptr<T>(), slope.ptr<T>(), out.ptr<T>());
       }
     });
     return Status::Ok();

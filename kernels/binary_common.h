@@ -14,9 +14,9 @@
 namespace webnx::binary {
 
 // The dtype sets the op schemas allow (restricted to what webnx computes in). A kernel that takes
-// one of these computes float64 through BinaryLoopFloat64.
+// one of these computes float64 through SharedBinaryLoop.
 // kNumericAndUint64 adds uint64 for the ops that compute it outside int64: division and
-// remainder (BinaryLoopUint64) and Pow's exponent.
+// remainder (SharedBinaryLoop) and Pow's exponent.
 enum class TypeSet { kFloat, kNumeric, kNumericAndUint64, kIntegerOrBool, kAll, kBool };
 
 inline Status ExpectTypeSet(const PlanContext& ctx, int i, TypeSet set) {
@@ -97,25 +97,30 @@ void BinaryLoop(BroadcastWalker& walker, const In* a, const In* b, Out* out, Fn 
   });
 }
 
-// float64 goes through one shared loop that calls the op once per element, not a loop per
-// (op, dtype) pair: float64 is rare in models, and its code would be in every download.
-using Float64Fn = double (*)(double, double);
-using Float64Predicate = bool (*)(double, double);
-void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b, double* out,
-                       Float64Fn fn);
-void BinaryLoopFloat64(BroadcastWalker& walker, const double* a, const double* b, bool* out,
-                       Float64Predicate fn);
+// The loops of the types other than float32 are shared by every op: one per (input, output)
+// type, calling the op through a plain function per element (kernels/element_loops.cc). Those
+// tensors are indices, shapes, masks and the rare float64 model, small next to the float32
+// activations, and a loop per (op, type) pair was ~0.5 KB of every download each: 20 KB in all.
+template <typename T, typename Out>
+using ElementFn = Out (*)(T, T);
+template <typename T, typename Out>
+void SharedBinaryLoop(BroadcastWalker& walker, const T* a, const T* b, Out* out,
+                      ElementFn<T, Out> fn);
 
-// uint64 computes in int64 where two's complement gives the same bits (kernels/widening.h);
-// division and remainder do not, and share this one loop.
-using Uint64Fn = uint64_t (*)(uint64_t, uint64_t);
-void BinaryLoopUint64(BroadcastWalker& walker, const uint64_t* a, const uint64_t* b, uint64_t* out,
-                      Uint64Fn fn);
+// An op's functor as a plain function for SharedBinaryLoop.
+template <typename Op, typename T, typename Out>
+Out OnElements(T a, T b) {
+  return static_cast<Out>(Op()(a, b));
+}
 
-// An op's functor on two doubles, as a plain function for BinaryLoopFloat64.
-template <typename Op>
-auto OnDoubles(double a, double b) {
-  return Op()(a, b);
+// out = Op()(a, b) over a walk: float32 in a loop of its own, the other types in the shared ones.
+template <typename Op, typename T, typename Out>
+void OpLoop(BroadcastWalker& walker, const T* a, const T* b, Out* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    BinaryLoop(walker, a, b, out, Op());
+  } else {
+    SharedBinaryLoop<T, Out>(walker, a, b, out, &OnElements<Op, T, Out>);
+  }
 }
 
 // Integer arithmetic wraps (two's complement) instead of being undefined on overflow.

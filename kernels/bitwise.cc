@@ -1,10 +1,8 @@
 // BitwiseAnd, BitwiseOr, BitwiseXor (broadcasting) and BitwiseNot (18), on int32 and int64, the
 // integer types webnx has. (BitShift is not here: its schema allows only unsigned types.)
 #include <cstdint>
-#include <type_traits>
 
 #include "kernels/binary_common.h"
-#include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
 #include "kernels/widening.h"
 
@@ -12,6 +10,13 @@ namespace webnx {
 namespace {
 
 enum class BitOp { kAnd, kOr, kXor };
+
+template <BitOp kOp, typename T>
+T Bits(T a, T b) {
+  if constexpr (kOp == BitOp::kAnd) return a & b;
+  if constexpr (kOp == BitOp::kOr) return a | b;
+  return a ^ b;
+}
 
 template <BitOp kOp>
 class BitwiseBinaryKernel final : public Kernel {
@@ -30,21 +35,18 @@ class BitwiseBinaryKernel final : public Kernel {
   }
 
   Status Run(RunContext& ctx) override {
-    DispatchDType(dtype_, [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
-        binary::BinaryLoop(walker_, ctx.input(0).ptr<T>(), ctx.input(1).ptr<T>(),
-                           ctx.output(0).ptr<T>(), [](T a, T b) -> T {
-                             if constexpr (kOp == BitOp::kAnd) return a & b;
-                             if constexpr (kOp == BitOp::kOr) return a | b;
-                             return a ^ b;
-                           });
-      }
-    });
+    if (dtype_ == DType::kInt32) RunAs<int32_t>(ctx);
+    if (dtype_ == DType::kInt64) RunAs<int64_t>(ctx);
     return Status::Ok();
   }
 
  private:
+  template <typename T>
+  void RunAs(RunContext& ctx) {
+    binary::SharedBinaryLoop<T, T>(walker_, ctx.input(0).ptr<T>(), ctx.input(1).ptr<T>(),
+                                   ctx.output(0).ptr<T>(), &Bits<kOp, T>);
+  }
+
   BroadcastWalker walker_;
   DType dtype_ = DType::kUndefined;
 };

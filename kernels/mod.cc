@@ -7,29 +7,34 @@
 
 #include "kernels/binary_common.h"
 #include "kernels/broadcast.h"
-#include "kernels/dtype_dispatch.h"
 #include "kernels/registrations.h"
 #include "kernels/widening.h"
 
 namespace webnx {
 namespace {
 
-using binary::BinaryLoop;
 using binary::ExpectSameDType;
 using binary::ExpectTypeSet;
 using binary::PlanBroadcast;
 using binary::TypeSet;
 
-template <typename T>
-T Remainder(T a, T b, bool fmod) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::fmod(a, b);  // only fmod=1 reaches here
-  } else {
-    if (b == 0) return 0;
+// The remainder of integers with the sign of the divisor (fmod=0) or of the dividend (fmod=1).
+template <typename T, bool kFmod>
+T Remainder(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
     if (b == -1) return 0;  // also avoids INT_MIN % -1, which traps
-    const T r = a % b;      // C++: the sign of the dividend
-    return !fmod && r != 0 && ((r < 0) != (b < 0)) ? static_cast<T>(r + b) : r;
   }
+  const T r = a % b;  // C++: the sign of the dividend
+  if constexpr (std::is_signed_v<T> && !kFmod) {
+    if (r != 0 && ((r < 0) != (b < 0))) return static_cast<T>(r + b);
+  }
+  return r;
+}
+
+template <typename T>
+T FloatRemainder(T a, T b) {
+  return std::fmod(a, b);  // only fmod=1 reaches here
 }
 
 class ModKernel final : public Kernel {
@@ -55,30 +60,36 @@ class ModKernel final : public Kernel {
   }
 
   Status Run(RunContext& ctx) override {
-    const bool fmod = fmod_;
-    if (dtype_ == DType::kFloat64) {
-      binary::BinaryLoopFloat64(walker_, ctx.input(0).ptr<double>(), ctx.input(1).ptr<double>(),
-                                ctx.output(0).ptr<double>(),
-                                [](double a, double b) { return std::fmod(a, b); });
-      return Status::Ok();
+    switch (dtype_) {
+      case DType::kFloat32:
+        binary::BinaryLoop(walker_, ctx.input(0).ptr<float>(), ctx.input(1).ptr<float>(),
+                           ctx.output(0).ptr<float>(), &FloatRemainder<float>);
+        break;
+      case DType::kFloat64:
+        RunShared<double>(ctx, &FloatRemainder<double>, &FloatRemainder<double>);
+        break;
+      case DType::kInt32:
+        RunShared<int32_t>(ctx, &Remainder<int32_t, false>, &Remainder<int32_t, true>);
+        break;
+      case DType::kInt64:
+        RunShared<int64_t>(ctx, &Remainder<int64_t, false>, &Remainder<int64_t, true>);
+        break;
+      case DType::kUint64:  // fmod or not: an unsigned remainder has no sign
+        RunShared<uint64_t>(ctx, &Remainder<uint64_t, false>, &Remainder<uint64_t, false>);
+        break;
+      default:
+        break;
     }
-    if (dtype_ == DType::kUint64) {  // fmod or not: an unsigned remainder has no sign
-      binary::BinaryLoopUint64(walker_, ctx.input(0).ptr<uint64_t>(), ctx.input(1).ptr<uint64_t>(),
-                               ctx.output(0).ptr<uint64_t>(),
-                               [](uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; });
-      return Status::Ok();
-    }
-    DispatchDType(dtype_, [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool>) {
-        BinaryLoop(walker_, ctx.input(0).ptr<T>(), ctx.input(1).ptr<T>(), ctx.output(0).ptr<T>(),
-                   [fmod](T a, T b) { return Remainder(a, b, fmod); });
-      }
-    });
     return Status::Ok();
   }
 
  private:
+  template <typename T>
+  void RunShared(RunContext& ctx, binary::ElementFn<T, T> python, binary::ElementFn<T, T> c) {
+    binary::SharedBinaryLoop<T, T>(walker_, ctx.input(0).ptr<T>(), ctx.input(1).ptr<T>(),
+                                   ctx.output(0).ptr<T>(), fmod_ ? c : python);
+  }
+
   bool fmod_ = false;
   DType dtype_ = DType::kUndefined;
   BroadcastWalker walker_;

@@ -16,12 +16,10 @@ namespace webnx {
 namespace {
 
 using binary::AddOp;
-using binary::BinaryLoop;
-using binary::BinaryLoopFloat64;
 using binary::ExpectSameDType;
 using binary::ExpectTypeSet;
 using binary::NumbersOnly;
-using binary::OnDoubles;
+using binary::OpLoop;
 using binary::PlanBroadcast;
 using binary::TypeSet;
 using binary::TypeSetForVersion;
@@ -69,50 +67,42 @@ class VariadicKernel final : public Kernel {
   }
 
   Status Run(RunContext& ctx) override {
-    Tensor& out = ctx.output(0);
-    const int n = ctx.num_inputs();
     if (dtype_ == DType::kFloat64) {
-      RunFloat64(ctx);
+      RunAs<double>(ctx);
       return Status::Ok();
     }
     DispatchDType(dtype_, [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, bool>) {
-        T* po = out.ptr<T>();
-        if (n == 1) {
-          const T* in = ctx.input(0).ptr<T>();
-          BinaryLoop(walkers_[0], in, in, po, [](T a, T) { return a; });
-        } else {
-          BinaryLoop(walkers_[0], ctx.input(0).ptr<T>(), ctx.input(1).ptr<T>(), po, Op());
-          for (int i = 2; i < n; ++i) {
-            BinaryLoop(walkers_[i - 1], static_cast<const T*>(po), ctx.input(i).ptr<T>(), po, Op());
-          }
-        }
-        if constexpr (kMean) {
-          const T count = static_cast<T>(n);
-          for (int64_t i = 0; i < out.numel(); ++i) po[i] /= count;
-        }
-      }
+      if constexpr (!std::is_same_v<T, bool>) RunAs<T>(ctx);
     });
     return Status::Ok();
   }
 
  private:
-  void RunFloat64(RunContext& ctx) {
+  struct FirstOp {  // one input: its values, broadcast to the output
+    template <typename T>
+    T operator()(T a, T) const {
+      return a;
+    }
+  };
+
+  template <typename T>
+  void RunAs(RunContext& ctx) {
     const int n = ctx.num_inputs();
-    double* po = ctx.output(0).ptr<double>();
+    Tensor& out = ctx.output(0);
+    T* po = out.ptr<T>();
     if (n == 1) {
-      const double* in = ctx.input(0).ptr<double>();
-      BinaryLoopFloat64(walkers_[0], in, in, po, [](double a, double) { return a; });
+      const T* in = ctx.input(0).ptr<T>();
+      OpLoop<FirstOp>(walkers_[0], in, in, po);
     } else {
-      BinaryLoopFloat64(walkers_[0], ctx.input(0).ptr<double>(), ctx.input(1).ptr<double>(), po,
-                        &OnDoubles<Op>);
+      OpLoop<Op>(walkers_[0], ctx.input(0).ptr<T>(), ctx.input(1).ptr<T>(), po);
       for (int i = 2; i < n; ++i) {
-        BinaryLoopFloat64(walkers_[i - 1], po, ctx.input(i).ptr<double>(), po, &OnDoubles<Op>);
+        OpLoop<Op>(walkers_[i - 1], static_cast<const T*>(po), ctx.input(i).ptr<T>(), po);
       }
     }
     if constexpr (kMean) {
-      for (int64_t i = 0; i < ctx.output(0).numel(); ++i) po[i] /= n;
+      const T count = static_cast<T>(n);
+      for (int64_t i = 0; i < out.numel(); ++i) po[i] /= count;
     }
   }
 
