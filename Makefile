@@ -10,6 +10,8 @@ NATIVE := $(BUILD)/native
 ASAN := $(BUILD)/native-asan
 WASM := $(BUILD)/wasm
 WASM_MT := $(BUILD)/wasm-mt
+WASM_RELAXED := $(BUILD)/wasm-relaxed
+WASM_RELAXED_MT := $(BUILD)/wasm-relaxed-mt
 MODELS := $(BUILD)/models
 PROTOBUF_SRC := $(BUILD)/third_party/protobuf-3.21.12
 PYTHON := /usr/bin/python3
@@ -17,7 +19,7 @@ JOBS ?= 2
 NODE_TESTS := ../shared/onnx-node-tests
 VERSION := $(shell node -p "require('./package.json').version" 2>/dev/null)
 
-.PHONY: all setup native wasm models quant-models demo test test-native test-types test-sanitizers test-wasm-units test-conformance test-node package \
+.PHONY: all setup native wasm wasm-mt wasm-relaxed wasm-relaxed-mt models quant-models demo test test-native test-types test-sanitizers test-wasm-units test-conformance test-node package \
         test-browser serve bench fuzz fuzz-diff format clean
 
 all: native wasm
@@ -53,6 +55,38 @@ wasm-mt: setup
 	@echo '{"type":"commonjs"}' > dist/mt/package.json
 	@echo "webnx-mt.wasm: $$(stat -c %s dist/mt/webnx-mt.wasm) bytes ($$(gzip -9 -c dist/mt/webnx-mt.wasm | wc -c) gzipped)"
 
+# The relaxed-SIMD builds (fused multiply-add; docs/architecture.md, "Builds"), compiled by LLVM
+# 16 and linked without binaryen (CMakeLists.txt, WEBNX_RELAXED); npm's binaryen, which reads
+# relaxed opcodes, then shrinks them as the -Os link does the others.
+RELAXED_FEATURES := --enable-simd --enable-relaxed-simd --enable-bulk-memory --enable-sign-ext \
+  --enable-mutable-globals --enable-nontrapping-float-to-int
+RELAXED_OPT := node_modules/.bin/wasm-opt --post-emscripten -Os --one-caller-inline-max-function-size=40 \
+  --low-memory-unused --strip-target-features
+
+wasm-relaxed: setup
+	@[ -f $(WASM_RELAXED)/build.ninja ] || emcmake cmake -S . -B $(WASM_RELAXED) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" \
+	  -DWEBNX_PROTOBUF_SRC=$(PROTOBUF_SRC) -DWEBNX_RELAXED=ON
+	cmake --build $(WASM_RELAXED) --target webnx -j$(JOBS)
+	@mkdir -p dist
+	@[ dist/webnx-relaxed.wasm -nt $(WASM_RELAXED)/webnx-relaxed.wasm ] || \
+	  $(RELAXED_OPT) $(RELAXED_FEATURES) $(WASM_RELAXED)/webnx-relaxed.wasm -o dist/webnx-relaxed.wasm
+	@cp -u $(WASM_RELAXED)/webnx-relaxed.mjs dist/
+	@echo "webnx-relaxed.wasm: $$(stat -c %s dist/webnx-relaxed.wasm) bytes ($$(gzip -9 -c dist/webnx-relaxed.wasm | wc -c) gzipped)"
+
+wasm-relaxed-mt: setup
+	@[ -f $(WASM_RELAXED_MT)/build.ninja ] || emcmake cmake -S . -B $(WASM_RELAXED_MT) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" \
+	  -DWEBNX_PROTOBUF_SRC=$(PROTOBUF_SRC) -DWEBNX_THREADS=ON -DWEBNX_RELAXED=ON
+	cmake --build $(WASM_RELAXED_MT) --target webnx -j$(JOBS)
+	@mkdir -p dist/mt
+	@[ dist/mt/webnx-relaxed-mt.wasm -nt $(WASM_RELAXED_MT)/webnx-relaxed-mt.wasm ] || \
+	  $(RELAXED_OPT) $(RELAXED_FEATURES) --enable-threads $(WASM_RELAXED_MT)/webnx-relaxed-mt.wasm \
+	  -o dist/mt/webnx-relaxed-mt.wasm
+	@cp -u $(WASM_RELAXED_MT)/webnx-relaxed-mt.mjs $(WASM_RELAXED_MT)/webnx-relaxed-mt.worker.js dist/mt/
+	@echo '{"type":"commonjs"}' > dist/mt/package.json
+	@echo "webnx-relaxed-mt.wasm: $$(stat -c %s dist/mt/webnx-relaxed-mt.wasm) bytes ($$(gzip -9 -c dist/mt/webnx-relaxed-mt.wasm | wc -c) gzipped)"
+
 # The torchvision model zoo (static and dynamic-batch exports), cached in build/models.
 models: setup
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS)
@@ -66,7 +100,7 @@ demo: wasm wasm-mt
 	$(PYTHON) scripts/gen_zoo.py --out $(MODELS) --only mobilenet_v2
 	node examples/demo.mjs --models $(MODELS)
 
-test: native wasm wasm-mt models test-native test-types test-sanitizers test-wasm-units test-conformance test-node test-browser
+test: native wasm wasm-mt wasm-relaxed wasm-relaxed-mt models test-native test-types test-sanitizers test-wasm-units test-conformance test-node test-browser
 
 test-native: native
 	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
@@ -93,7 +127,7 @@ test-wasm-units: wasm
 test-conformance: native
 	$(NATIVE)/webnx_conformance $(NODE_TESTS) --skip tests/conformance/skip.txt --expect tests/conformance/expected.txt
 
-test-node: wasm wasm-mt models
+test-node: wasm wasm-mt wasm-relaxed wasm-relaxed-mt models
 	WEBNX_MODELS=$(MODELS) node --test --test-concurrency=1 tests/node/
 
 # Headless Chromium (Debian's, driven by playwright-core) on 127.0.0.1: the npm tarball installed
@@ -109,7 +143,7 @@ PORT ?= 8080
 serve: wasm
 	node scripts/serve.mjs --port $(PORT)
 
-package: wasm wasm-mt
+package: wasm wasm-mt wasm-relaxed wasm-relaxed-mt
 	@mkdir -p $(BUILD)
 	npm pack --pack-destination $(BUILD) >/dev/null
 	@echo "wrote $(BUILD)/webnx-$(VERSION).tgz ($$(stat -c %s $(BUILD)/webnx-$(VERSION).tgz) bytes)"
@@ -124,9 +158,11 @@ quant-models: wasm models
 	  node js/cli.mjs quantize $(MODELS)/$$m.onnx $(MODELS)/quant/$${m}_qdq.onnx --mode qdq --random 8 \
 	  || exit 1; done
 
-bench: wasm wasm-mt models quant-models
+bench: wasm wasm-mt wasm-relaxed wasm-relaxed-mt models quant-models
 	$(PYTHON) scripts/model_flops.py $(wildcard $(MODELS)/*[a-z0-9].onnx) --out $(MODELS)/flops.json >/dev/null
 	node bench/run.mjs --models $(MODELS) --save $(BUILD)/bench/1t.json $(BENCH_ARGS)
+	@echo "== relaxed SIMD: Node 20 started with --experimental-wasm-relaxed-simd loads webnx's relaxed build (1 thread)"
+	node --experimental-wasm-relaxed-simd bench/run.mjs --models $(MODELS) --cold 0 $(BENCH_ARGS)
 	@echo "== 2 threads: each runtime in its own process (spinning pools distort shared runs)"
 	node bench/threads.mjs --models $(MODELS) --threads 2 --one $(BUILD)/bench/1t.json $(BENCH_ARGS)
 	@echo "== int8 and float16 variants of MobileNetV2 and ResNet18 (1 thread)"

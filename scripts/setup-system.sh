@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(emscripten binaryen wabt cmake ninja-build g++ make protobuf-compiler libprotobuf-dev
       libonnx-dev python3-onnx nlohmann-json3-dev libsimde-dev googletest libgtest-dev
       python3-torch python3-torchvision python3-sklearn python3-numpy dpkg-dev clang-format
-      chromium clang-14 libclang-rt-14-dev)
+      chromium clang-14 libclang-rt-14-dev clang-16 lld-16 llvm-16)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi

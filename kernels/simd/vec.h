@@ -53,9 +53,15 @@ inline f32x4 Mul(f32x4 a, f32x4 b) {
 inline f32x4 Div(f32x4 a, f32x4 b) {
   return wasm_f32x4_div(a, b);
 }
-// acc + a * b, rounded twice (SIMD128 has no fused multiply-add).
+// acc + a * b: rounded twice in SIMD128; in the relaxed builds (-mrelaxed-simd, CMake's
+// WEBNX_RELAXED) one f32x4.relaxed_madd, which the engine fuses where the hardware has FMA
+// (rounded once) and otherwise computes as here. clang 16's wasm_simd128.h has no wrapper.
 inline f32x4 MulAdd(f32x4 acc, f32x4 a, f32x4 b) {
+#ifdef __wasm_relaxed_simd__
+  return __builtin_wasm_relaxed_madd_f32x4(a, b, acc);
+#else
   return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b));
+#endif
 }
 // Pseudo-min/max, one maxps/minps on x86 (f32x4.max/min are several instructions there):
 // PMax(a, b) = a < b ? b : a, PMin(a, b) = b < a ? b : a.
