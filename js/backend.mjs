@@ -1,9 +1,11 @@
-// Chooses between the two wasm builds: the multi-threaded one (dist/mt/) when SharedArrayBuffer
-// is usable (always in Node; in browsers only on cross-origin-isolated pages) and more than one
-// thread is wanted, the single-threaded one otherwise.
+// Chooses between the wasm builds: the multi-threaded one (dist/mt/) when SharedArrayBuffer is
+// usable (always in Node; in browsers only on cross-origin-isolated pages) and more than one
+// thread is wanted, the single-threaded one otherwise; each in its relaxed-SIMD form where the
+// engine runs it (js/simd-level.mjs).
 import { WebnxError } from './errors.mjs';
-import { env } from './env.mjs';
+import { env, singleFileConfigured } from './env.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
+import { chooseSimdLevel } from './simd-level.mjs';
 import { loadRuntime } from './wasm-loader.mjs';
 import { isNode } from './platform.mjs';
 
@@ -11,11 +13,6 @@ const MAX_DEFAULT_THREADS = 4;
 
 let warnedNoThreads = false;
 let threadedRuntime = null;
-
-// env.wasmBinary and env.wasmPaths = { wasm } name one .wasm file: the single-threaded build's.
-function singleFileConfigured() {
-  return Boolean(env.wasmBinary) || (typeof env.wasmPaths === 'object' && env.wasmPaths?.wasm);
-}
 
 function threadsUsable() {
   if (typeof SharedArrayBuffer !== 'function' || singleFileConfigured()) return false;
@@ -52,15 +49,20 @@ export async function chooseThreads(requested) {
 // process whose work is done exits without waiting for the idle pool.
 export function getThreadedRuntime() {
   if (!threadedRuntime) {
-    // Found like webnx.wasm (bundlers see the literal URL; env.wasmPaths folders hold mt/ too).
-    const variant = { file: 'mt/webnx-mt.wasm', defaultUrl: new URL('../dist/mt/webnx-mt.wasm', import.meta.url) };
+    const simd = chooseSimdLevel(false);
+    // Found like webnx.wasm (bundlers see the literal URLs; env.wasmPaths folders hold mt/ too).
+    const variant = simd === 'relaxed'
+      ? { file: 'mt/webnx-relaxed-mt.wasm', defaultUrl: new URL('../dist/mt/webnx-relaxed-mt.wasm', import.meta.url) }
+      : { file: 'mt/webnx-mt.wasm', defaultUrl: new URL('../dist/mt/webnx-mt.wasm', import.meta.url) };
+    const glue = simd === 'relaxed' ? import('../dist/mt/webnx-relaxed-mt.mjs') : import('../dist/mt/webnx-mt.mjs');
     // Workers for every core but the caller's, at most MAX_DEFAULT_THREADS - 1: each one loads
     // and instantiates the module, while the runtime starts and the model loads.
     const workers = cores().then((n) => Math.max(1, Math.min(MAX_DEFAULT_THREADS, n) - 1));
-    threadedRuntime = Promise.all([import('../dist/mt/webnx-mt.mjs'), workers])
+    threadedRuntime = Promise.all([glue, workers])
       .then(([module, webnxWorkers]) => loadRuntime(module.default, variant, { webnxWorkers })
         .then((runtime) => {
           runtime.setWorkersStarted(webnxWorkers);
+          runtime.webnxSimd = simd;
           return runtime;
         }))
       .then((runtime) => {
@@ -104,7 +106,8 @@ function workersLoaded(pthreads) {
   })));
 }
 
-// Records which build the last session loaded ('wasm' or 'wasm-mt').
-export function noteBackend(threads) {
-  env.backend = threads > 1 ? 'wasm-mt' : 'wasm';
+// Records which build the last session loaded ('wasm', 'wasm-mt', 'wasm-relaxed' or
+// 'wasm-relaxed-mt').
+export function noteBackend(threads, runtime) {
+  env.backend = `wasm${runtime.webnxSimd === 'relaxed' ? '-relaxed' : ''}${threads > 1 ? '-mt' : ''}`;
 }

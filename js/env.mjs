@@ -8,6 +8,16 @@ export const env = {
   wasmPaths: undefined,
   // The .wasm bytes themselves (ArrayBuffer or Uint8Array); wins over wasmPaths.
   wasmBinary: undefined,
-  // Which build the last InferenceSession.create() used: 'wasm' (single-threaded) or 'wasm-mt'.
+  // The SIMD build: 'auto' (unset: relaxed SIMD where the engine runs it, else plain SIMD),
+  // 'relaxed' (an error where the engine lacks it) or 'simd'.
+  simd: undefined,
+  // Which build the last InferenceSession.create() used: 'wasm' (single-threaded), 'wasm-mt',
+  // 'wasm-relaxed' or 'wasm-relaxed-mt'.
   backend: undefined,
 };
+
+// env.wasmBinary and env.wasmPaths = { wasm } name one .wasm file: the single-threaded build's
+// (the plain one, unless env.simd is 'relaxed').
+export function singleFileConfigured() {
+  return Boolean(env.wasmBinary) || (typeof env.wasmPaths === 'object' && env.wasmPaths?.wasm);
+}

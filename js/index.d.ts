@@ -228,8 +228,11 @@ export const env: {
   wasmPaths?: string | URL | { wasm: string | URL };
   /** The webnx.wasm bytes; wins over wasmPaths. */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** The build the last InferenceSession.create() loaded: 'wasm' or 'wasm-mt' (threads). */
-  readonly backend?: 'wasm' | 'wasm-mt';
+  /** The SIMD build: 'auto' (unset; relaxed SIMD where the engine runs it, else plain SIMD),
+   *  'relaxed' (UnsupportedFeature where the engine lacks it) or 'simd'. */
+  simd?: 'auto' | 'relaxed' | 'simd';
+  /** The build the last InferenceSession.create() loaded. */
+  readonly backend?: 'wasm' | 'wasm-mt' | 'wasm-relaxed' | 'wasm-relaxed-mt';
 };
 
 export interface ModelSummary {

@@ -113,7 +113,7 @@ export async function createWasmBackend(source, options) {
     threads > 1 ? getThreadedRuntime() : getRuntime(), readModel(source, options.onProgress)]);
   let files = null;
   try {
-    noteBackend(threads);
+    noteBackend(threads, runtime);
     files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
     return await load(runtime, model, files, threads, options);
   } finally {

@@ -35,9 +35,32 @@ export async function startServer(mounts = REPO_MOUNTS, options) {
   };
 }
 
-// A page whose console errors and uncaught exceptions are kept (and echoed when WEBNX_DEBUG is set).
-export async function openPage(browser, url) {
+// Run in a page before its scripts: WebAssembly as in an engine without relaxed SIMD (Safari,
+// Firefox before 146), which Chromium 156 no longer has a flag for. A module holding
+// f32x4.relaxed_madd (bytes fd 85 02; the plain builds hold none) does not validate, compile or
+// instantiate.
+export const WITHOUT_RELAXED_SIMD = `(() => {
+  const W = WebAssembly;
+  const relaxed = (bytes) => {
+    const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes)
+      : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i + 2 < b.length; i++) if (b[i] === 0xfd && b[i + 1] === 0x85 && b[i + 2] === 0x02) return true;
+    return false;
+  };
+  const { validate, compile, instantiate } = W;
+  const refuse = () => Promise.reject(new W.CompileError('relaxed SIMD is not enabled'));
+  W.validate = (b) => !relaxed(b) && validate.call(W, b);
+  W.compile = (b) => (relaxed(b) ? refuse() : compile.call(W, b));
+  W.instantiate = (b, imports) => (!(b instanceof W.Module) && relaxed(b) ? refuse() : instantiate.call(W, b, imports));
+  W.compileStreaming = async (r) => W.compile(await (await r).arrayBuffer());
+  W.instantiateStreaming = async (r, imports) => W.instantiate(await (await r).arrayBuffer(), imports);
+})();`;
+
+// A page whose console errors and uncaught exceptions are kept (and echoed when WEBNX_DEBUG is
+// set); `initScript` runs before the page's own scripts.
+export async function openPage(browser, url, { initScript } = {}) {
   const page = await browser.context.newPage();
+  if (initScript) await page.addInitScript(initScript);
   page.problems = [];
   page.on('console', (msg) => {
     if (process.env.WEBNX_DEBUG) console.log(`[page ${msg.type()}] ${msg.text()}`);

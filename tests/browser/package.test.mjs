@@ -150,8 +150,9 @@ for (const worker of [false, true]) {
       await page.waitForSelector('#result[data-state=error]');
       assert.equal(await page.getAttribute('#result', 'data-code'), 'WasmLoadFailed');
       const message = await page.textContent('#result');
-      // The page is cross-origin isolated, so the threaded build (mt/webnx-mt.wasm) may be the one asked for.
-      assert.match(message, /got HTML instead of webnx\.wasm from http:\/\/127\.0\.0\.1:\d+\/missing\/(mt\/webnx-mt|webnx)\.wasm \(HTTP 404\)/);
+      // The page is cross-origin isolated, so the threaded build (mt/webnx-relaxed-mt.wasm) may be
+      // the one asked for; Chromium runs relaxed SIMD.
+      assert.match(message, /got HTML instead of webnx\.wasm from http:\/\/127\.0\.0\.1:\d+\/missing\/(mt\/webnx-relaxed-mt|webnx-relaxed)\.wasm \(HTTP 404\)/);
       assert.match(message, /check env\.wasmPaths/);
     } finally {
       await page.close();

@@ -126,11 +126,11 @@ async function benchRows(models, query, shot) {
 test('bench: webnx and onnxruntime-web timed side by side in the page, one thread each', async () => {
   const rows = await benchRows(['mobilenet_v3_small', 'mobilenet_v2'], '', 'bench');
   assert.deepEqual(rows.map((r) => r.threads), ['1', '1']);
-  assert.deepEqual(rows.map((r) => r.webnxBackend), ['wasm', 'wasm']);
+  assert.deepEqual(rows.map((r) => r.webnxBackend), ['wasm-relaxed', 'wasm-relaxed']);
 });
 
 test('bench: ?threads=2 gives both runtimes two threads', async () => {
   const rows = await benchRows(['mobilenet_v3_small'], '&threads=2', 'bench-2-threads');
   assert.deepEqual(rows.map((r) => r.threads), ['2']);
-  assert.deepEqual(rows.map((r) => r.webnxBackend), ['wasm-mt'], 'the threaded build did not load');
+  assert.deepEqual(rows.map((r) => r.webnxBackend), ['wasm-relaxed-mt'], 'the threaded build did not load');
 });
