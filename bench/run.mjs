@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { relativeMaxError } from '../tests/node/helpers.mjs';
 import { benchInput, INPUT_DIMS, option, quantile, sessionMaker, ZOO } from './common.mjs';
+import { engineHasRelaxedSimd } from '../js/simd-level.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -62,8 +63,11 @@ function timed(name, maker) {
 
 const flops = existsSync(path.join(modelsDir, 'flops.json'))
   ? JSON.parse(await readFile(path.join(modelsDir, 'flops.json'), 'utf8')) : {};
-const wasmBytes = statSync(path.join(here, '../dist/webnx.wasm')).size;
-console.log(`webnx.wasm ${(wasmBytes / 1024).toFixed(1)} KB; ${runs} timed runs after ${warmup} warm-ups, ` +
+// The build webnx loads here: the relaxed-SIMD one where this engine runs relaxed SIMD (Node 20:
+// started with --experimental-wasm-relaxed-simd).
+const wasmFile = engineHasRelaxedSimd() ? 'webnx-relaxed.wasm' : 'webnx.wasm';
+const wasmBytes = statSync(path.join(here, '../dist', wasmFile)).size;
+console.log(`${wasmFile} ${(wasmBytes / 1024).toFixed(1)} KB; ${runs} timed runs after ${warmup} warm-ups, ` +
   `runtimes alternating, ${threads} thread${threads > 1 ? 's' : ''} each\n`);
 
 const coldRows = coldReps > 0 ? coldStarts() : [];

@@ -3,7 +3,8 @@
 // block of their own, the other runtime released or not yet loaded (a thread pool that spins
 // after its run would steal the other's cores).
 // URL parameters: ?models=a,b&runs=10&warmup=2&threads=1&autorun=1; field/<name> times a model
-// of bench/field-models.mjs (build/models/field) on its own feeds.
+// of bench/field-models.mjs (build/models/field) on its own feeds; simd=simd times webnx's plain
+// build where the engine would pick the relaxed one (env.simd).
 import { FIELD_MODELS, fieldFeeds } from '../bench/field-models.mjs';
 import { InferenceSession, Tensor, env } from '../js/index.mjs';
 import { seededFloats } from '../js/seeded-floats.mjs';
@@ -12,6 +13,7 @@ const ZOO = ['mobilenet_v2', 'mobilenet_v3_small', 'mobilenet_v3_large', 'resnet
   'efficientnet_b0', 'shufflenet_v2_x1_0'];
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
+if (params.get('simd')) env.simd = params.get('simd');
 if (params.get('runs')) $('runs').value = params.get('runs');
 if (params.get('warmup')) $('warmup').value = params.get('warmup');
 // Fixed per page load: onnxruntime-web reads its thread count once, at its first session.
