@@ -4,7 +4,7 @@
 // tensors cross as transferred buffers.
 import { WebnxError } from './errors.mjs';
 import { Tensor } from './tensor.mjs';
-import { env } from './env.mjs';
+import { env, singleFileConfigured } from './env.mjs';
 import { wasmUrl } from './wasm-loader.mjs';
 import { nodeBuiltin } from './node-builtin.mjs';
 import { isNode } from './platform.mjs';
@@ -100,12 +100,15 @@ async function startWorker() {
   return new Worker(new URL('./worker.mjs', import.meta.url), { type: 'module' });
 }
 
-// What the worker needs to find webnx.wasm the way this page would.
+// What the worker needs to find webnx.wasm the way this page would: the bytes, or the folder or
+// file made absolute (the worker would take a relative one from its own URL), and env.simd.
 async function workerEnv() {
+  const simd = env.simd === undefined ? {} : { simd: env.simd };
   const b = env.wasmBinary;
-  if (b) return { wasmBinary: b instanceof ArrayBuffer ? b.slice(0) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength).slice() };
-  if (env.wasmPaths) return { wasmPaths: { wasm: await wasmUrl() } };
-  return {};
+  if (b) return { ...simd, wasmBinary: b instanceof ArrayBuffer ? b.slice(0) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength).slice() };
+  if (singleFileConfigured()) return { ...simd, wasmPaths: { wasm: await wasmUrl() } };
+  if (env.wasmPaths) return { ...simd, wasmPaths: await wasmUrl({ file: '' }) };
+  return simd;
 }
 
 // The source as the worker should get it: paths and URLs as absolute strings (the worker

@@ -138,9 +138,12 @@ test('vite dev server (no config), direct and worker: true: MobileNetV2 matches 
   }
 });
 
-test('Vite copied webnx.wasm into its output (bundlers find it through new URL(…, import.meta.url))', async () => {
+test('Vite copied every build\'s .wasm into its output (bundlers find them through new URL(…, import.meta.url))', async () => {
   const assets = await readdir(path.join(work, 'vite-dist/assets'));
-  assert.ok(assets.some((f) => /^webnx-.*\.wasm$/.test(f)), assets.join(', '));
+  // Vite names them [name]-[8-character hash].wasm.
+  for (const build of ['webnx', 'webnx-mt', 'webnx-relaxed', 'webnx-relaxed-mt'].map((n) => new RegExp(`^${n}-[\\w-]{8}\\.wasm$`))) {
+    assert.ok(assets.some((f) => build.test(f)), `${build}: ${assets.join(', ')}`);
+  }
 });
 
 for (const worker of [false, true]) {
