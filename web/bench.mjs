@@ -148,7 +148,7 @@ async function benchModel(name, runs, warmup) {
   if (!(err <= 1e-4)) row.cells[7].className = 'bad';
   Object.assign(row.dataset, {
     webnxMs: w.toFixed(3), ortMs: o.toFixed(3), ratio: ratio.toFixed(4), maxDiff: String(err), threads: String(threads),
-    // The build webnx really loaded ('wasm-mt' or 'wasm'), not the thread count asked for.
+    // The build webnx really loaded (env.backend: 'wasm-relaxed', 'wasm-mt', …), not what was asked for.
     webnxBackend: env.backend ?? '',
   });
 }

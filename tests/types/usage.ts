@@ -9,6 +9,7 @@ import type { CalibrationSample, QuantizeReport } from 'webnx/quantize';
 
 export async function classify(modelUrl: string, pixels: Float32Array): Promise<number> {
   env.wasmPaths = '/assets/';
+  env.simd = 'auto';
   const session = await InferenceSession.create(modelUrl, {
     numThreads: 2,
     worker: true,
@@ -56,6 +57,8 @@ export async function misc(bytes: Uint8Array): Promise<void> {
   await (await InferenceSession.create(bytes)).run({ x: new Float32Array(1) });
   // @ts-expect-error: env.backend is read-only
   env.backend = 'wasm';
+  // @ts-expect-error: not a build webnx has
+  env.simd = 'fast';
 }
 
 export async function quantized(bytes: Uint8Array, samples: CalibrationSample[]): Promise<Uint8Array> {
