@@ -195,9 +195,10 @@ function qdqProduct({ op, transB = 0, floatBias = false, ownBiasScale = false, e
       ['DequantizeLinear', ['wq', 'ws', 'wz'], ['wd'], [int('axis', transB ? 0 : 1)]],
       ...(op === 'Gemm' && !floatBias ? [['DequantizeLinear', ['bq', 'bs'], ['bd'], [int('axis', 0)]]] : []),
       [op, ['xd', 'wd', ...gemmBias], ['p'], op === 'Gemm' ? [int('transB', transB)] : []],
-      ['Relu', ['p'], ['y']],
+      ['Add', ['p', 'skip'], ['ps']],  // a residual sum and a clamp: the fused kernel's epilogue
+      ['Relu', ['ps'], ['y']],
     ],
-    inputs: [['x', 'float32', aDims]],
+    inputs: [['x', 'float32', aDims], ['skip', 'float32', yDims]],
     outputs: [['y', 'float32', yDims], ...(expose ? [['wd', 'float32', wDims]] : [])],
     initializers: [
       initializer('xs', 'float32', [], [0.025]), initializer('xz', 'uint8', [], [100]),
@@ -221,8 +222,11 @@ for (const options of [{ op: 'MatMul' }, { op: 'Gemm', transB: 1 }, { op: 'Gemm'
   test(`a QDQ ${options.op} (${JSON.stringify(options)}) runs fused, as onnxruntime and the unfused graph compute it, each run bitwise a fresh session's`, async () => {
     const rows = options.op === 'Gemm' ? 1 : 3;
     const x = floats(new Rng(29), 4 * rows * K, -2, 3);
+    const skip = floats(new Rng(30), 4 * rows * N, -1, 1);
+    const dims = (b, d) => (options.op === 'Gemm' ? [b, d] : [b, rows, d]);
     const feedsFor = (b, T) => ({
-      x: new T('float32', Float32Array.from(x.slice(0, b * rows * K)), options.op === 'Gemm' ? [b, K] : [b, rows, K]),
+      x: new T('float32', Float32Array.from(x.slice(0, b * rows * K)), dims(b, K)),
+      skip: new T('float32', Float32Array.from(skip.slice(0, b * rows * N)), dims(b, N)),
     });
     if (!options.ownBiasScale) await compare(qdqProduct(options), feedsFor, [4, 1, 4], relative(1e-4));
     const feeds = [4, 1, 4].map((b) => feedsFor(b, Tensor));
