@@ -4,6 +4,7 @@
 // worker process runs the cases; when native code kills it, the seed is reported and the run
 // goes on from the next.
 //   node tests/fuzz-diff/cli.mjs --graphs 10000 --seed 1 [--write] [--quiet]
+// (node --experimental-wasm-relaxed-simd tests/fuzz-diff/cli.mjs …: against the relaxed builds.)
 import { generateCase } from './generator.mjs';
 import { OPS } from './ops.mjs';
 import { feedsFor, runCase } from './differential.mjs';
@@ -103,7 +104,8 @@ async function supervise(options) {
     if (done >= options.graphs) break;
     const last = records().at(-1);
     const from = last ? last.seed + 1 : options.seed;
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', '--results', results,
+    // The worker runs with this process's Node flags (--experimental-wasm-relaxed-simd: the relaxed builds).
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', '--results', results,
       '--seed', String(from), '--graphs', String(options.graphs - done), ...(options.write ? ['--write'] : []),
       ...(options.quiet ? ['--quiet'] : [])], { stdio: 'inherit' });
     const after = records().at(-1);
