@@ -582,5 +582,63 @@ TEST(ShapeOrder, QLinearOpsOverChangingBatches) {
   ExpectOrderFree(mb.Bytes(), Batches({c, 4, 5}));
 }
 
+// This change's kernels over changing batches: the integer ops through the shared element loops
+// (int32, int64, bool), uint64 division and remainder, a uint64 Pow exponent, int8 max pooling,
+// and QDQ MatMul and Gemm fused into int8 products (transB, an int32 bias, a residual sum).
+TEST(ShapeOrder, SharedElementLoopsAndQdqProductsOverChangingBatches) {
+  constexpr int32_t kUint64 = 13;
+  constexpr int64_t k = 6, n = 5;
+  ModelBuilder mb(18);
+  mb.Input("X", kOnnxFloat, {"N", k});
+  mb.Int64Init("two", {1}, {2});
+  RawInit<uint64_t>(mb, "big", kUint64, {1}, {(uint64_t{1} << 63) + 7});
+  RawInit<uint64_t>(mb, "e", kUint64, {1}, {~uint64_t{0} - 4});
+  mb.FloatInit("s", {}, {0.03f});
+  RawInit<uint8_t>(mb, "z", kOnnxUint8, {}, {110});
+  std::vector<int8_t> w(k * n);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<int8_t>(static_cast<int>(i * 29 % 255) - 127);
+  RawInit<int8_t>(mb, "Wt", 3, {n, k}, w);  // Gemm's transB layout
+  mb.FloatInit("ws", {n}, {0.01f, 0.02f, 0.015f, 0.005f, 0.03f});
+  RawInit<int8_t>(mb, "wz", 3, {n}, std::vector<int8_t>(n, 0));
+  RawInit<int32_t>(mb, "bq", 6, {n}, {50, -70, 0, 9, -3});
+  mb.FloatInit("bs", {n}, {0.0003f, 0.0006f, 0.00045f, 0.00015f, 0.0009f});
+  // Integers: int64 arithmetic, comparison and bit operations, uint64 division and powers.
+  mb.Node("Cast", {"X"}, {"I"}, "to_int64").Int("to", 7);
+  mb.Node("Mul", {"I", "two"}, {"I2"}, "mul");
+  mb.Node("Mod", {"I2", "two"}, {"Im"}, "mod");
+  mb.Node("BitwiseXor", {"I2", "Im"}, {"Ix"}, "xor");
+  mb.Node("Less", {"Ix", "I"}, {"L"}, "less");
+  mb.Node("Abs", {"X"}, {"Xa"}, "abs");
+  mb.Node("Cast", {"Xa"}, {"U"}, "to_u64").Int("to", kUint64);
+  mb.Node("Add", {"U", "big"}, {"Ub"}, "add_u64");
+  mb.Node("Div", {"Ub", "U"}, {"Ud"}, "div_u64");
+  mb.Node("Mod", {"Ub", "big"}, {"Ur"}, "mod_u64");
+  mb.Node("Pow", {"I", "e"}, {"Ip"}, "pow_u64_exponent");
+  // int8 max pooling of the quantized input.
+  mb.Node("QuantizeLinear", {"X", "s", "z"}, {"Q"}, "quantize");
+  mb.Node("Reshape", {"Q", "shape4"}, {"Q4"}, "to_4d");
+  mb.Int64Init("shape4", {4}, {0, 1, 2, 3});
+  mb.Node("MaxPool", {"Q4"}, {"Qp"}, "pool").Ints("kernel_shape", {2, 2});
+  // A QDQ Gemm with transB, an int32 bias and a residual sum: one fused int8 product.
+  mb.Node("DequantizeLinear", {"Q", "s", "z"}, {"Xd"}, "dequantize");
+  mb.Node("DequantizeLinear", {"Wt", "ws", "wz"}, {"Wd"}, "dequantize_w").Int("axis", 0);
+  mb.Node("DequantizeLinear", {"bq", "bs"}, {"Bd"}, "dequantize_b").Int("axis", 0);
+  mb.Node("Gemm", {"Xd", "Wd", "Bd"}, {"G"}, "gemm").Int("transB", 1);
+  mb.Node("Slice", {"X", "zero", "five", "one"}, {"Xs"}, "skip");
+  mb.Int64Init("zero", {1}, {0});
+  mb.Int64Init("five", {1}, {5});
+  mb.Int64Init("one", {1}, {1});
+  mb.Node("Add", {"G", "Xs"}, {"Gs"}, "residual");
+  mb.Node("Relu", {"Gs"}, {"Y"}, "relu");
+  mb.Output("L", kOnnxBool, {"N", k});
+  mb.Output("Ud", kUint64, {"N", k});
+  mb.Output("Ur", kUint64, {"N", k});
+  mb.Output("Ip", 7, {"N", k});
+  mb.Output("Qp", kOnnxUint8, {"N", 1, 1, 2});
+  mb.Output("Y", kOnnxFloat, {"N", n});
+  ExpectOrderFree(mb.Bytes(), Batches({k}));
+}
+
 }  // namespace
 }  // namespace webnx::testing
