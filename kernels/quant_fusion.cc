@@ -179,7 +179,7 @@ bool QdqBias(const FusionContext& ctx, const Node& node, int64_t channels, Fused
 // What a QDQ product reads: x, its DequantizeLinear, the weights' one, the bias and its scale.
 struct QdqOperands {
   std::string x;
-  int dq_x, dq_w;
+  int dq_x = -1, dq_w = -1;
   std::string bias, bias_scale;
 };
 
@@ -200,24 +200,30 @@ void FillQdqNode(const FusionContext& ctx, const Node& node, const char* op_type
   fused->since_version = 1;
 }
 
+// Input 0 of `node` DequantizeLinear(QuantizeLinear(x)) and input 1 DequantizeLinear of 8-bit
+// constants (*w): their nodes into *in.
+bool QdqInputs(const FusionContext& ctx, const Node& node, QdqOperands* in, const Tensor** w) {
+  in->dq_x = node.inputs.size() < 2 ? -1 : QuantizedActivation(ctx, node.inputs[0], &in->x);
+  if (in->dq_x < 0) return false;
+  in->dq_w = ctx.Producer(node.inputs[1]);
+  const bool has_data = in->dq_w >= 0 && !ctx.node(in->dq_w).inputs.empty();
+  *w = has_data ? ctx.Constant(ctx.node(in->dq_w).inputs[0]) : nullptr;
+  return EightBit(*w);
+}
+
 }  // namespace
 
 bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused) {
   const Node& conv = ctx.node(ctx.node_index());
-  std::string x;
-  const int dq_x = conv.inputs.size() < 2 ? -1 : QuantizedActivation(ctx, conv.inputs[0], &x);
-  if (dq_x < 0) return false;
-  const int dq_w = ctx.Producer(conv.inputs[1]);
-  const Tensor* w =
-      dq_w < 0 || ctx.node(dq_w).inputs.empty() ? nullptr : ctx.Constant(ctx.node(dq_w).inputs[0]);
-  if (!EightBit(w) || w->shape.size() < 3 ||
-      DequantizedConstant(ctx, conv.inputs[1], w->shape[0], 0) != dq_w) {
+  QdqOperands in;
+  const Tensor* w = nullptr;
+  if (!QdqInputs(ctx, conv, &in, &w) || w->shape.size() < 3 ||
+      DequantizedConstant(ctx, conv.inputs[1], w->shape[0], 0) != in.dq_w) {
     return false;
   }
-  fused->replaced = {ctx.node_index(), dq_w};
-  std::string bias, bias_scale;
-  if (!QdqBias(ctx, conv, w->shape[0], fused, &bias, &bias_scale)) return false;
-  FillQdqNode(ctx, conv, "QDQConv", {x, dq_x, dq_w, bias, bias_scale}, fused);
+  fused->replaced = {ctx.node_index(), in.dq_w};
+  if (!QdqBias(ctx, conv, w->shape[0], fused, &in.bias, &in.bias_scale)) return false;
+  FillQdqNode(ctx, conv, "QDQConv", in, fused);
   fused->node.attrs = conv.attrs;
   return true;
 }
@@ -235,19 +241,14 @@ bool ProposeQdqMatMul(const FusionContext& ctx, FusedNode* fused) {
     }
     trans_b = transposed && transposed->i != 0;
   }
-  std::string x;
-  const int dq_x = node.inputs.size() < 2 ? -1 : QuantizedActivation(ctx, node.inputs[0], &x);
-  if (dq_x < 0) return false;
-  const int dq_w = ctx.Producer(node.inputs[1]);
-  const Tensor* w =
-      dq_w < 0 || ctx.node(dq_w).inputs.empty() ? nullptr : ctx.Constant(ctx.node(dq_w).inputs[0]);
-  if (!EightBit(w) || w->shape.size() != 2) return false;
+  QdqOperands in;
+  const Tensor* w = nullptr;
+  if (!QdqInputs(ctx, node, &in, &w) || w->shape.size() != 2) return false;
   const int64_t column_axis = trans_b ? 0 : 1, columns = w->shape[column_axis];
-  if (DequantizedConstant(ctx, node.inputs[1], columns, column_axis) != dq_w) return false;
-  fused->replaced = {ctx.node_index(), dq_w};
-  std::string bias, bias_scale;
-  if (!QdqBias(ctx, node, columns, fused, &bias, &bias_scale)) return false;
-  FillQdqNode(ctx, node, "QDQMatMul", {x, dq_x, dq_w, bias, bias_scale}, fused);
+  if (DequantizedConstant(ctx, node.inputs[1], columns, column_axis) != in.dq_w) return false;
+  fused->replaced = {ctx.node_index(), in.dq_w};
+  if (!QdqBias(ctx, node, columns, fused, &in.bias, &in.bias_scale)) return false;
+  FillQdqNode(ctx, node, "QDQMatMul", in, fused);
   if (trans_b) fused->node.attrs["transB"] = *node.attr("transB");
   return true;
 }
