@@ -124,3 +124,63 @@ for (const [name, dims, draw] of INSTANCE_NORM_CASES) {
     runs: [{ inputs: { x }, expected: { y: { type: 'float32', dims, data: expected } } }],
   });
 }
+
+// A QDQ Gemm whose int32 bias is dequantized by a scale other than x_scale * w_scale (quantizers
+// write that product; the spec allows any). Expected values by hand, the float chain in float64:
+// onnxruntime 1.30's fused QDQ Gemm ignores the bias's own scale (its output is the same for any).
+{
+  const K = 7, N = 5;
+  const rng = new Rng(7 * 5);
+  const xs = 0.025, xz = 100;
+  const wq = Array.from({ length: N * K }, () => rng.int(-127, 127));
+  const ws = rng.floats(N, 0.002, 0.03).map(Math.fround);
+  const bq = Array.from({ length: N }, (_, i) => 37 * i - 60);
+  const bs = [0.5, 0.001, 2, 0.25, 0.0004].map(Math.fround);
+  const init = (name, dataType, dims, data) => ({ name, dataType, dims: dims.map(String),
+    ...(dataType === 1 ? { floatData: data } : { int32Data: data }) });
+  const model = {
+    irVersion: '8', opsetImport: [{ domain: '', version: '13' }],
+    graph: {
+      name: 'qdq_gemm',
+      node: [
+        { opType: 'QuantizeLinear', input: ['x', 'xs', 'xz'], output: ['xq'], name: 'q' },
+        { opType: 'DequantizeLinear', input: ['xq', 'xs', 'xz'], output: ['xd'], name: 'dq_x' },
+        { opType: 'DequantizeLinear', input: ['wq', 'ws', 'wz'], output: ['wd'], name: 'dq_w', attribute: [{ name: 'axis', type: 'INT', i: '0' }] },
+        { opType: 'DequantizeLinear', input: ['bq', 'bs'], output: ['bd'], name: 'dq_b', attribute: [{ name: 'axis', type: 'INT', i: '0' }] },
+        { opType: 'Gemm', input: ['xd', 'wd', 'bd'], output: ['y'], name: 'gemm', attribute: [{ name: 'transB', type: 'INT', i: '1' }] },
+      ],
+      initializer: [init('xs', 1, [], [xs]), init('xz', 2, [], [xz]), init('wq', 3, [N, K], wq), init('ws', 1, [N], ws),
+        init('wz', 3, [N], new Array(N).fill(0)),
+        init('bq', 6, [N], bq), init('bs', 1, [N], bs)],
+      input: [{ name: 'x', type: { tensorType: { elemType: 1, shape: { dim: [{ dimParam: 'N' }, { dimValue: String(K) }] } } } }],
+      output: [{ name: 'y', type: { tensorType: { elemType: 1 } } }],
+    },
+  };
+  const bytes = onnxJsonToOnnx(model);
+  const quantize = (v) => {  // QuantizeLinear: round half to even, saturate to uint8
+    const q = v / Math.fround(xs), r = Math.round(q);
+    const even = Math.abs(q - Math.trunc(q)) === 0.5 ? 2 * Math.round(q / 2) : r;
+    return Math.min(255, Math.max(0, even + xz));
+  };
+  const runs = [];
+  for (const batch of [3, 1]) {
+    const x = Float32Array.from(rng.floats(batch * K, -3, 3));
+    const y = new Float32Array(batch * N);
+    for (let m = 0; m < batch; m++) {
+      for (let n = 0; n < N; n++) {
+        let sum = 0;
+        for (let k = 0; k < K; k++) sum += (quantize(x[m * K + k]) - xz) * Math.fround(xs) * wq[n * K + k] * ws[n];
+        y[m * N + n] = sum + bq[n] * bs[n];
+      }
+    }
+    const fromOrt = (await (await ort.InferenceSession.create(bytes, { logSeverityLevel: 4 })).run({ x: new ort.Tensor('float32', x, [batch, K]) })).y;
+    const worst = Array.from(fromOrt.data).reduce((w, v, i) => Math.max(w, Math.abs(v - y[i])), 0);
+    console.log(`spec-qdq-gemm-bias-scale (batch ${batch}): onnxruntime is ${worst.toExponential(2)} from the spec at most`);
+    runs.push({ inputs: { x: { dims: [batch, K], data: x } }, expected: { y: { type: 'float32', dims: [batch, N], data: y } } });
+  }
+  await writeRegression('spec-qdq-gemm-bias-scale', bytes, {
+    note: 'A QDQ Gemm whose int32 bias is dequantized by its own scale (not x_scale * w_scale): the spec dequantizes it ' +
+      'by that scale; onnxruntime 1.30\'s fused QDQ Gemm ignores it. Expected values by hand (float64).',
+    source: 'spec', threads: [1, 2], runs,
+  });
+}
