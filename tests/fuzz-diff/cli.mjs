@@ -42,8 +42,10 @@ export function addCoverage(coverage, c) {
   }
 }
 
+// Every op drawn or built inside another's construction (a quantized island's DequantizeLinear),
+// each once.
 export function coverageTable(coverage) {
-  const rows = OPS.map((o) => o.name).map((op) => {
+  const rows = [...new Set([...OPS.map((o) => o.name), ...coverage.keys()])].map((op) => {
     const e = coverage.get(op) ?? { graphs: 0, nodes: 0, attrs: new Map() };
     const attrs = [...e.attrs].map(([k, v]) => `${k}(${v.size})`).join(' ');
     return `| ${op} | ${e.graphs} | ${e.nodes} | ${attrs} |`;

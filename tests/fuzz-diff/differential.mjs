@@ -14,6 +14,9 @@ export const TOLERANCES = {
   int64: { abs: 0, rel: 0 },
   int32: { abs: 0, rel: 0 },
   bool: { abs: 0, rel: 0 },
+  // 8-bit quantized values: one unit where a float input lands on a rounding boundary.
+  uint8: { units: 1 },
+  int8: { units: 1 },
 };
 
 // The first element where `got` and `want` differ beyond the dtype's tolerance, or null.
@@ -25,7 +28,8 @@ export function firstMismatch(type, got, want) {
     const a = Number(got[i]), b = Number(want[i]);
     if (Number.isNaN(a) && Number.isNaN(b)) continue;
     if (a === b) continue;
-    if (!(Math.abs(a - b) <= tol.abs * scale + tol.rel * Math.abs(b))) return { index: i, got: a, want: b };
+    const allowed = tol.units ?? tol.abs * scale + tol.rel * Math.abs(b);
+    if (!(Math.abs(a - b) <= allowed)) return { index: i, got: a, want: b };
   }
   return null;
 }
@@ -102,8 +106,10 @@ function compareOutputs(got, want) {
 const valueInfo = (name) => ({ name, type: { tensorType: { elemType: 1 } } });
 
 // The generated ops' outputs that are not float32: indices and comparisons.
-const isIntegerOutput = (node, i) => ['ArgMax', 'ArgMin', 'Greater', 'Less'].includes(node.opType) ||
-  (node.opType === 'TopK' && i === 1);
+const INTEGER_OPS = ['ArgMax', 'ArgMin', 'Greater', 'Less', 'QuantizeLinear', 'MatMulInteger', 'ConvInteger',
+  'QLinearConv', 'QLinearMatMul'];
+const isIntegerOutput = (node, i) => INTEGER_OPS.includes(node.opType) || (node.opType === 'TopK' && i === 1) ||
+  (node.opType === 'DynamicQuantizeLinear' && i !== 1);
 
 // The values of the float64 islands (tests/fuzz-diff/ops-float64.mjs): a Cast to double and
 // everything computed from its result up to the Cast back to float32.

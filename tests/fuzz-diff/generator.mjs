@@ -47,10 +47,18 @@ export class GraphBuilder {
 
   // A float32 (or int64) constant; now and then a Constant node instead of an initializer.
   constant(dims, values, type = 'float') {
-    const name = this.name(type === 'float' ? 'w' : 'k');
     const tensor = type === 'float'
       ? { dims, dataType: 1, floatData: values }
       : { dims, dataType: 7, int64Data: values.map(String) };
+    return this.addConstant(this.name(type === 'float' ? 'w' : 'k'), tensor);
+  }
+
+  // An integer constant of ONNX data type `dataType` that int32_data holds (uint8, int8, int32).
+  typedConstant(dims, dataType, values) {
+    return this.addConstant(this.name('q'), { dims, dataType, int32Data: values });
+  }
+
+  addConstant(name, tensor) {
     if (this.rng.chance(0.2)) {
       this.nodes.push({ opType: 'Constant', input: [], output: [name], name: this.name('const'),
         attribute: [{ name: 'value', type: 'TENSOR', t: tensor }] });

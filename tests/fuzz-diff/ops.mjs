@@ -7,6 +7,7 @@ import { SHAPE_OPS } from './ops-shape.mjs';
 import { MATH_OPS } from './ops-math.mjs';
 import { MORE_OPS } from './ops-more.mjs';
 import { FLOAT64_OPS } from './ops-float64.mjs';
+import { QUANT_OPS } from './ops-quant.mjs';
 
 const conv = {
   name: 'Conv', since: 7,
@@ -240,5 +241,5 @@ export const OPS = [
   matmul, gemm, batchNorm, reshape, flatten, transpose, concat, softmax,
   reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
   unsqueeze, squeeze, clip,
-  ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS, ...FLOAT64_OPS,
+  ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS, ...FLOAT64_OPS, ...QUANT_OPS,
 ];
