@@ -38,6 +38,8 @@ export class GraphBuilder {
     this.opset = opset;
     this.nodes = [];
     this.initializers = [];
+    this.domains = new Set();  // other than the default one
+    this.types = new Map();    // value -> ONNX data type, for the values that are not float32
     this.shapes = new Map();  // value -> dims
     this.ops = [];            // { op, attrs } exercised
     this.count = 0;
@@ -75,6 +77,14 @@ export class GraphBuilder {
   // `floats`), a list of ints, or a string.
   node(opType, inputs, outputDims, attrs = {}, floats = []) {
     return this.nodeOutputs(opType, inputs, [outputDims], attrs, floats)[0];
+  }
+
+  // A node of com.microsoft (opset 1 of that domain), onnxruntime's contrib ops.
+  msNode(opType, inputs, outputDims, attrs = {}, floats = []) {
+    const out = this.node(opType, inputs, outputDims, attrs, floats);
+    this.nodes.at(-1).domain = 'com.microsoft';
+    this.domains.add('com.microsoft');
+    return out;
   }
 
   // A node with several outputs (dims per output); their names.
@@ -131,7 +141,7 @@ export function generateCase(seed) {
   for (let i = rng.int(0, 2); i > 0; i--) outputs.add(rng.pick(produced));
   const doc = {
     irVersion: '8',
-    opsetImport: [{ domain: '', version: String(opset) }],
+    opsetImport: [{ domain: '', version: String(opset) }, ...[...b.domains].map((domain) => ({ domain, version: '1' }))],
     graph: {
       name: `fuzz_${seed}`,
       node: b.nodes,
@@ -140,5 +150,5 @@ export function generateCase(seed) {
       output: [...outputs].map((o) => valueInfo(o, b.shapes.get(o))),
     },
   };
-  return { seed, opset, doc, shapes: b.shapes, ops: b.ops, inputs };
+  return { seed, opset, doc, shapes: b.shapes, types: b.types, ops: b.ops, inputs };
 }

@@ -3,7 +3,9 @@
 // (kernels/quant_fusion.h): QuantizeLinear -> DequantizeLinear round trips; QDQ Conv, MatMul and
 // Gemm (per-channel int8 weights, an int32 bias at x_scale * w_scale); the dynamically quantized
 // MatMul and Conv chains (DynamicQuantizeLinear -> *Integer -> Cast -> Mul (-> Add)); QLinearConv
-// and QLinearMatMul between a QuantizeLinear and a DequantizeLinear. Quantizing jumps a whole
+// and QLinearMatMul between a QuantizeLinear and a DequantizeLinear; com.microsoft's QOperator
+// ops (QLinearAdd, -Mul, -Sigmoid, -LeakyRelu, -Concat, -GlobalAveragePool), MatMulIntegerToFloat
+// and DynamicQuantizeMatMul. Quantizing jumps a whole
 // step where a value's last bit crosses a rounding boundary, so the islands read graph inputs
 // only, as the other ops whose results jump do (the last bits of a computed value may differ
 // between the runtimes; seed 801 of the sample quantized symmetric computed values).
@@ -14,6 +16,12 @@ const INT8 = 3;
 const INT32 = 6;
 const FLOAT = 1;
 const numel = (dims) => dims.reduce((a, d) => a * d, 1);
+
+// `value`, an integer value of ONNX type `dataType` (the localizer exposes it as such).
+function typed(b, value, dataType) {
+  b.types.set(value, dataType);
+  return value;
+}
 
 // An activation's scale and zero point: [scale, zero point] constant names, per tensor.
 function activationParams(b, dataType = UINT8) {
@@ -50,17 +58,20 @@ function roundTrip(b, x) {
     const zps = Array.from({ length: n }, () => (dataType === UINT8 ? b.rng.int(0, 255) : b.rng.int(-128, 127)));
     const params = [b.constant([n], scales), b.typedConstant([n], dataType, zps)];
     const attrs = { axis: axis - (b.rng.chance(0.3) ? dims.length : 0) };
-    return b.node('DequantizeLinear', [b.node('QuantizeLinear', [x, ...params], dims, attrs), ...params], dims, attrs);
+    const q = typed(b, b.node('QuantizeLinear', [x, ...params], dims, attrs), dataType);
+    return b.node('DequantizeLinear', [q, ...params], dims, attrs);
   }
   const { names } = activationParams(b, dataType);
-  return b.node('DequantizeLinear', [b.node('QuantizeLinear', [x, ...names], dims), ...names], dims);
+  const q = typed(b, b.node('QuantizeLinear', [x, ...names], dims), dataType);
+  return b.node('DequantizeLinear', [q, ...names], dims);
 }
 
 // DequantizeLinear(QuantizeLinear(x)) with uint8 parameters, as QDQ models hold activations.
 function qdqActivation(b, x) {
   const act = activationParams(b);
   const dims = b.shapes.get(x);
-  return { act, value: b.node('DequantizeLinear', [b.node('QuantizeLinear', [x, ...act.names], dims), ...act.names], dims) };
+  const q = typed(b, b.node('QuantizeLinear', [x, ...act.names], dims), UINT8);
+  return { act, value: b.node('DequantizeLinear', [q, ...act.names], dims) };
 }
 
 // An int32 bias for `channels` outputs at x_scale * w_scale, behind DequantizeLinear.
@@ -124,6 +135,8 @@ function dynamicChain(b, x) {
   if (!conv && (dims.length < 2 || !fixed(dims.at(-1)) || dims.at(-1) === 0)) return null;
   let outDims, product;
   const [xq, xs, xz] = b.nodeOutputs('DynamicQuantizeLinear', [x], [dims, [], []]);
+  typed(b, xq, UINT8);
+  typed(b, xz, UINT8);
   const wType = b.rng.pick([UINT8, INT8]);
   const weight = (wDims) => Array.from({ length: numel(wDims) },
     () => (wType === UINT8 ? b.rng.int(0, 255) : b.rng.int(-127, 127)));
@@ -136,13 +149,13 @@ function dynamicChain(b, x) {
     channels = b.rng.int(1, 6);
     const wDims = [channels, dims[1], kh, kw];
     outDims = [dims[0], channels, ...window.out];
-    product = b.node('ConvInteger', [xq, b.typedConstant(wDims, wType, weight(wDims)), xz, wz], outDims, window.attrs);
+    product = typed(b, b.node('ConvInteger', [xq, b.typedConstant(wDims, wType, weight(wDims)), xz, wz], outDims, window.attrs), INT32);
     scaleShape = [channels, 1, 1];
   } else {
     const k = dims.at(-1);
     channels = b.rng.int(1, 12);
     outDims = [...dims.slice(0, -1), channels];
-    product = b.node('MatMulInteger', [xq, b.typedConstant([k, channels], wType, weight([k, channels])), xz, wz], outDims);
+    product = typed(b, b.node('MatMulInteger', [xq, b.typedConstant([k, channels], wType, weight([k, channels])), xz, wz], outDims), INT32);
     scaleShape = [channels];
   }
   const perChannel = b.rng.chance(0.5);
@@ -158,7 +171,7 @@ function qlinear(b, x) {
   const dims = b.shapes.get(x);
   const x8 = activationParams(b);
   const y8 = activationParams(b);
-  const xq = b.node('QuantizeLinear', [x, ...x8.names], dims);
+  const xq = typed(b, b.node('QuantizeLinear', [x, ...x8.names], dims), UINT8);
   let y, outDims;
   if (is4d(dims) && b.rng.chance(0.5)) {
     const c = dims[1];
@@ -174,7 +187,7 @@ function qlinear(b, x) {
     if (b.rng.chance(0.6)) inputs.push(b.typedConstant([m], INT32, Array.from({ length: m }, () => b.rng.int(-500, 500))));
     const attrs = { ...window.attrs };
     if (group > 1) attrs.group = group;
-    y = b.node('QLinearConv', inputs, outDims, attrs);
+    y = typed(b, b.node('QLinearConv', inputs, outDims, attrs), UINT8);
   } else {
     const k = dims.at(-1);
     if (dims.length < 2 || !fixed(k) || k === 0) return null;
@@ -185,9 +198,67 @@ function qlinear(b, x) {
     const ws = b.constant(perColumn ? [n] : [], b.rng.floats(perColumn ? n : 1, 0.002, 0.02));
     const wz = b.typedConstant(perColumn ? [n] : [], INT8, new Array(perColumn ? n : 1).fill(0));
     outDims = [...dims.slice(0, -1), n];
-    y = b.node('QLinearMatMul', [xq, ...x8.names, b.typedConstant([k, n], INT8, w), ws, wz, ...y8.names], outDims);
+    y = typed(b, b.node('QLinearMatMul', [xq, ...x8.names, b.typedConstant([k, n], INT8, w), ws, wz, ...y8.names], outDims), UINT8);
   }
   return b.node('DequantizeLinear', [y, ...y8.names], outDims);
+}
+
+const eightBit = (b, type, n) => Array.from({ length: n }, () => (type === UINT8 ? b.rng.int(0, 255) : b.rng.int(-128, 127)));
+
+// com.microsoft's QOperator ops, as onnxruntime's quantizer writes them: QuantizeLinear, the op
+// on 8-bit values (uint8 or int8 throughout; Add and Mul with a quantized constant, Concat of x
+// with itself), DequantizeLinear.
+function qoperator(b, x) {
+  const dims = b.shapes.get(x);
+  const type = b.rng.pick([UINT8, INT8]);
+  const xin = activationParams(b, type);
+  const out = activationParams(b, type);
+  const xq = typed(b, b.node('QuantizeLinear', [x, ...xin.names], dims), type);
+  const kinds = ['QLinearAdd', 'QLinearMul', 'QLinearSigmoid', 'QLinearLeakyRelu'];
+  const axes = dims.map((d, i) => i).filter((i) => fixed(dims[i]));
+  if (axes.length) kinds.push('QLinearConcat');
+  if (is4d(dims)) kinds.push('QLinearGlobalAveragePool');
+  const op = b.rng.pick(kinds);
+  let y, outDims = dims;
+  if (op === 'QLinearAdd' || op === 'QLinearMul') {  // a quantized constant that broadcasts
+    const shape = dims.map((d) => (!fixed(d) || b.rng.chance(0.4) ? 1 : d)).slice(b.rng.int(0, dims.length));
+    const other = activationParams(b, type);
+    y = b.msNode(op, [xq, ...xin.names, b.typedConstant(shape, type, eightBit(b, type, numel(shape))), ...other.names,
+      ...out.names], dims);
+  } else if (op === 'QLinearSigmoid' || op === 'QLinearLeakyRelu') {
+    const leaky = op === 'QLinearLeakyRelu';
+    y = b.msNode(op, [xq, ...xin.names, ...out.names], dims, leaky ? { alpha: b.rng.pick([0.01, 0.1, 0.3]) } : {},
+      leaky ? ['alpha'] : []);
+  } else if (op === 'QLinearConcat') {  // x two or three times along a fixed axis
+    const axis = b.rng.pick(axes);
+    const copies = b.rng.int(2, 3);
+    outDims = dims.map((d, i) => (i === axis ? d * copies : d));
+    const parts = Array.from({ length: copies }, () => [xq, ...xin.names]).flat();
+    y = b.msNode(op, [...out.names, ...parts], outDims, { axis: axis - (b.rng.chance(0.3) ? dims.length : 0) });
+  } else {
+    outDims = [dims[0], dims[1], 1, 1];
+    y = b.msNode(op, [xq, ...xin.names, ...out.names], outDims, b.rng.chance(0.5) ? { channels_last: 0 } : {});
+  }
+  return b.node('DequantizeLinear', [typed(b, y, type), ...out.names], outDims);
+}
+
+// com.microsoft MatMulIntegerToFloat (A quantized here, B int8 per column) or
+// DynamicQuantizeMatMul (A float): float32 out, a bias now and then.
+function msMatMul(b, x) {
+  const dims = b.shapes.get(x);
+  const k = dims.at(-1);
+  if (dims.length < 2 || !fixed(k) || k === 0) return null;
+  const n = b.rng.int(1, 12);
+  const outDims = [...dims.slice(0, -1), n];
+  const perColumn = b.rng.chance(0.5);
+  const w = b.typedConstant([k, n], INT8, eightBit(b, INT8, k * n).map((v) => Math.max(v, -127)));
+  const ws = b.constant(perColumn ? [n] : [], b.rng.floats(perColumn ? n : 1, 0.002, 0.02));
+  const wz = b.typedConstant(perColumn ? [n] : [], INT8, new Array(perColumn ? n : 1).fill(0));
+  const bias = b.rng.chance(0.5) ? [b.floatConstant([n])] : [];
+  if (b.rng.chance(0.5)) return b.msNode('DynamicQuantizeMatMul', [x, w, ws, wz, ...bias], outDims);
+  const a = activationParams(b);
+  const xq = typed(b, b.node('QuantizeLinear', [x, ...a.names], dims), UINT8);
+  return b.msNode('MatMulIntegerToFloat', [xq, w, a.names[0], ws, a.names[1], wz, ...bias], outDims);
 }
 
 const island = (name, since, build, fits = () => true) => ({
@@ -206,4 +277,6 @@ export const QUANT_OPS = [
   island('Gemm', 13, qdqGemm),
   island('DynamicQuantizeLinear', 11, dynamicChain),
   island('QLinearConv', 10, qlinear),
+  island('QLinearAdd', 10, qoperator),
+  island('MatMulIntegerToFloat', 10, msMatMul),
 ];

@@ -10,7 +10,7 @@ import { runCase } from '../fuzz-diff/differential.mjs';
 import { minimize } from '../fuzz-diff/minimize.mjs';
 import { addCoverage } from '../fuzz-diff/cli.mjs';
 
-const SAMPLE = 1000;
+const SAMPLE = 1500;
 const FIRST_SEED = 1;
 
 test(`${SAMPLE} generated graphs (seeds ${FIRST_SEED}..) match onnxruntime-node`, async () => {
