@@ -118,7 +118,9 @@ function doubleValues(nodes) {
   const doubles = new Set();
   for (const n of nodes) {
     const to = n.opType === 'Cast' ? Number(n.attribute?.find((a) => a.name === 'to')?.i) : null;
-    if (to === 11 || (to === null && n.input.some((i) => doubles.has(i)))) n.output.forEach((o) => doubles.add(o));
+    // CastLike's output takes its second input's type (float32 here): it ends an island too.
+    const castLike = n.opType === 'CastLike' && !doubles.has(n.input[1]);
+    if (to === 11 || (to === null && !castLike && n.input.some((i) => doubles.has(i)))) n.output.forEach((o) => doubles.add(o));
   }
   return doubles;
 }

@@ -1,9 +1,10 @@
 // Ops the differential fuzzer's other builders do not reach: comparisons and logic (bool values
 // cast back to float), bit operations and integer Mod (on graph inputs cast to integers),
-// Shape, CastLike, Dropout, EyeLike, Einsum, Acosh, Gelu, IsNaN/IsInf and ReduceLogSum.
+// Shape, CastLike, Dropout, EyeLike, Einsum, Acosh, Gelu, IsNaN/IsInf and ReduceLogSum; Size,
+// ConstantOfShape, Range, OneHot, Compress, LpPool and the scatters and GatherND (INDEX_OPS).
 // Comparisons, Mod and the casts to integers jump at their input's last bits, so they read graph
 // inputs only (exact multiples of 1/4096 in both runtimes).
-import { broadcastShape, fixed, hasZero, isInput } from './ops-common.mjs';
+import { broadcastShape, fixed, hasZero, is4d, isInput, windowAttrs } from './ops-common.mjs';
 
 const FLOAT = 1;
 const INT32 = 6;
@@ -175,3 +176,135 @@ export const EXTRA_OPS = [
   mod, shape, castLike, dropout, eyeLike, einsum, acosh, gelu, isSpecial('IsNaN', 9), isSpecial('IsInf', 10),
   reduceLogSum,
 ];
+
+// ---- Index and shape ops with constant operands. The batch dim varies from run to run, so
+// indices into it are 0 and index tensors span 1 there.
+
+const size = {
+  name: 'Size', since: 7,
+  build: (b, x) => toFloat(b, typed(b, b.node('Size', [x], []), INT64)),
+};
+
+// ConstantOfShape(Shape(x)): x's shape filled with one value.
+const constantOfShape = {
+  name: 'ConstantOfShape', since: 9,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const shapeOf = typed(b, b.node('Shape', [x], [dims.length]), INT64);
+    const y = b.node('ConstantOfShape', [shapeOf], dims);
+    if (b.rng.chance(0.7)) {
+      b.nodes.at(-1).attribute.push({ name: 'value', type: 'TENSOR',
+        t: { dims: ['1'], dataType: FLOAT, floatData: [b.rng.pick([0.5, -2, 3.25])] } });
+    }
+    return y;
+  },
+};
+
+// Range of float constants: a value of its own, added to x's last axis when it fits.
+const range = {
+  name: 'Range', since: 11,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const start = b.rng.int(-8, 8) / 4, delta = b.rng.pick([0.25, 0.5, 1, -0.5]);
+    const count = fixed(dims.at(-1)) && dims.at(-1) > 0 && b.rng.chance(0.7) ? dims.at(-1) : b.rng.int(1, 9);
+    const limit = start + delta * (count - 0.5);  // the count, away from a rounding boundary
+    const r = b.node('Range', [b.constant([], [start]), b.constant([], [limit]), b.constant([], [delta])], [count]);
+    return count === dims.at(-1) ? b.node('Add', [x, r], dims) : r;
+  },
+};
+
+// OneHot of graph inputs made integers (4x, truncated), some outside [-depth, depth).
+const oneHot = onInput('OneHot', 11, (b, x) => {
+  const dims = b.shapes.get(x);
+  const depth = b.rng.int(2, 6);
+  const indices = typed(b, b.node('Cast', [b.node('Mul', [x, b.constant([], [4])], dims)], dims, { to: INT64 }), INT64);
+  const axis = b.rng.int(-1, dims.length);
+  const out = [...dims];
+  out.splice(axis < 0 ? dims.length + 1 + axis : axis, 0, depth);
+  return b.node('OneHot', [indices, b.constant([], [depth], 'int'), b.constant([2], [0, 1])], out,
+    axis === -1 && b.rng.chance(0.5) ? {} : { axis });
+});
+
+// Compress along a fixed axis by a constant condition.
+const compress = {
+  name: 'Compress', since: 11,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const axes = dims.map((d, i) => i).filter((i) => fixed(dims[i]) && dims[i] > 0);
+    if (!axes.length) return null;
+    const axis = b.rng.pick(axes);
+    const keep = Array.from({ length: b.rng.int(1, dims[axis]) }, () => b.rng.int(0, 1));
+    const condition = b.typedConstant([keep.length], BOOL, keep);
+    const out = dims.map((d, i) => (i === axis ? keep.filter(Boolean).length : d));
+    return b.node('Compress', [x, condition], out, { axis: axis - (b.rng.chance(0.3) ? dims.length : 0) });
+  },
+};
+
+const lpPool = {
+  name: 'LpPool', since: 11,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (!is4d(dims)) return null;
+    const window = windowAttrs(b, dims, { maxKernel: 3, dilations: false });
+    if (!window) return null;
+    return b.node('LpPool', [x], [dims[0], dims[1], ...window.out], { ...window.attrs, p: b.rng.pick([1, 2, 3]) });
+  },
+};
+
+// Distinct positions < n, `count` of them (a scatter without reduction writes each once).
+function distinct(b, n, count) {
+  const all = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = b.rng.int(0, i);
+    [all[i], all[j]] = [all[j], all[i]];
+  }
+  return all.slice(0, count);
+}
+
+// ScatterElements along the last axis (fixed), indices spanning 1 on every other axis.
+const scatterElements = {
+  name: 'ScatterElements', since: 11,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const n = dims.at(-1);
+    if (dims.length < 2 || !fixed(n) || n === 0) return null;
+    const count = b.rng.int(1, n);
+    const shape = [...dims.slice(0, -1).map(() => 1), count];
+    const positions = distinct(b, n, count).map((i) => (b.rng.chance(0.3) ? i - n : i));
+    const attrs = { axis: -1 };
+    if (b.opset >= 16 && b.rng.chance(0.5)) attrs.reduction = b.rng.pick(['add', 'mul', ...(b.opset >= 18 ? ['max', 'min'] : [])]);
+    return b.node('ScatterElements', [x, b.constant(shape, positions, 'int'), b.floatConstant(shape)], dims, attrs);
+  },
+};
+
+// GatherND and ScatterND addressing (0, i) of x's first two axes (the batch index 0).
+function firstRows(b, dims) {
+  if (dims.length < 2 || !fixed(dims[1]) || dims[1] === 0 || !dims.slice(2).every(fixed)) return null;
+  const count = b.rng.int(1, Math.min(4, dims[1]));
+  return distinct(b, dims[1], count).flatMap((i) => [0, b.rng.chance(0.3) ? i - dims[1] : i]);
+}
+
+const gatherND = {
+  name: 'GatherND', since: 11,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const pairs = firstRows(b, dims);
+    if (!pairs) return null;
+    const count = pairs.length / 2;
+    return b.node('GatherND', [x, b.constant([count, 2], pairs, 'int')], [count, ...dims.slice(2)]);
+  },
+};
+
+const scatterND = {
+  name: 'ScatterND', since: 11,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const pairs = firstRows(b, dims);
+    if (!pairs) return null;
+    const count = pairs.length / 2;
+    const attrs = b.opset >= 16 && b.rng.chance(0.4) ? { reduction: b.rng.pick(['add', 'mul']) } : {};
+    return b.node('ScatterND', [x, b.constant([count, 2], pairs, 'int'), b.floatConstant([count, ...dims.slice(2)])], dims, attrs);
+  },
+};
+
+export const INDEX_OPS = [size, constantOfShape, range, oneHot, compress, lpPool, scatterElements, gatherND, scatterND];
