@@ -2,6 +2,13 @@
 // (the symbolic batch); an op that needs a dim's value requires a number there.
 export const fixed = (d) => typeof d === 'number';
 export const allFixed = (dims) => dims.every(fixed);
+export const numel = (dims) => dims.reduce((a, d) => a * d, 1);
+
+// `value`, of ONNX type `dataType`, not float32: the localizer exposes it with that type.
+export function typed(b, value, dataType) {
+  b.types.set(value, dataType);
+  return value;
+}
 
 export function unary(name, since, attrs = () => ({}), floats = []) {
   return { name, since, build: (b, x) => b.node(name, [x], b.shapes.get(x), attrs(b), floats) };

@@ -4,20 +4,13 @@
 // ConstantOfShape, Range, OneHot, Compress, LpPool and the scatters and GatherND (INDEX_OPS).
 // Comparisons, Mod and the casts to integers jump at their input's last bits, so they read graph
 // inputs only (exact multiples of 1/4096 in both runtimes).
-import { broadcastShape, fixed, hasZero, is4d, isInput, windowAttrs } from './ops-common.mjs';
+import { broadcastShape, fixed, hasZero, is4d, isInput, numel, typed, windowAttrs } from './ops-common.mjs';
 
 const FLOAT = 1;
 const INT32 = 6;
 const INT64 = 7;
 const DOUBLE = 11;
 const BOOL = 9;
-const numel = (dims) => dims.reduce((a, d) => a * d, 1);
-
-// `value`, of ONNX type `dataType` (not float32: the localizer exposes it as such).
-function typed(b, value, dataType) {
-  b.types.set(value, dataType);
-  return value;
-}
 
 const toFloat = (b, v) => b.node('Cast', [v], b.shapes.get(v), { to: FLOAT });
 
@@ -284,27 +277,19 @@ function firstRows(b, dims) {
   return distinct(b, dims[1], count).flatMap((i) => [0, b.rng.chance(0.3) ? i - dims[1] : i]);
 }
 
-const gatherND = {
-  name: 'GatherND', since: 11,
+// GatherND (the rows) or ScatterND (new values into them).
+const indexND = (name) => ({
+  name, since: 11,
   build(b, x) {
     const dims = b.shapes.get(x);
     const pairs = firstRows(b, dims);
     if (!pairs) return null;
-    const count = pairs.length / 2;
-    return b.node('GatherND', [x, b.constant([count, 2], pairs, 'int')], [count, ...dims.slice(2)]);
-  },
-};
-
-const scatterND = {
-  name: 'ScatterND', since: 11,
-  build(b, x) {
-    const dims = b.shapes.get(x);
-    const pairs = firstRows(b, dims);
-    if (!pairs) return null;
-    const count = pairs.length / 2;
+    const rows = [pairs.length / 2, ...dims.slice(2)];
+    const indices = b.constant([rows[0], 2], pairs, 'int');
+    if (name === 'GatherND') return b.node(name, [x, indices], rows);
     const attrs = b.opset >= 16 && b.rng.chance(0.4) ? { reduction: b.rng.pick(['add', 'mul']) } : {};
-    return b.node('ScatterND', [x, b.constant([count, 2], pairs, 'int'), b.floatConstant([count, ...dims.slice(2)])], dims, attrs);
+    return b.node(name, [x, indices, b.floatConstant(rows)], dims, attrs);
   },
-};
+});
 
-export const INDEX_OPS = [size, constantOfShape, range, oneHot, compress, lpPool, scatterElements, gatherND, scatterND];
+export const INDEX_OPS = [size, constantOfShape, range, oneHot, compress, lpPool, scatterElements, indexND('GatherND'), indexND('ScatterND')];

@@ -9,19 +9,12 @@
 // step where a value's last bit crosses a rounding boundary, so the islands read graph inputs
 // only, as the other ops whose results jump do (the last bits of a computed value may differ
 // between the runtimes; seed 801 of the sample quantized symmetric computed values).
-import { fixed, groupCounts, hasZero, is4d, isInput, windowAttrs } from './ops-common.mjs';
+import { fixed, groupCounts, hasZero, is4d, isInput, numel, typed, windowAttrs } from './ops-common.mjs';
 
 const UINT8 = 2;
 const INT8 = 3;
 const INT32 = 6;
 const FLOAT = 1;
-const numel = (dims) => dims.reduce((a, d) => a * d, 1);
-
-// `value`, an integer value of ONNX type `dataType` (the localizer exposes it as such).
-function typed(b, value, dataType) {
-  b.types.set(value, dataType);
-  return value;
-}
 
 // An activation's scale and zero point: [scale, zero point] constant names, per tensor.
 function activationParams(b, dataType = UINT8) {
