@@ -22,8 +22,8 @@ export const TOLERANCES = {
 // The first element where `got` and `want` differ beyond the dtype's tolerance, or null.
 export function firstMismatch(type, got, want) {
   const tol = TOLERANCES[type] ?? TOLERANCES.float32;
-  let scale = 1;
-  for (const v of want) scale = Math.max(scale, Math.abs(Number(v)));
+  let scale = 1;  // NaNs (compared apart, below) do not make the scale NaN
+  for (const v of want) if (Math.abs(Number(v)) > scale) scale = Math.abs(Number(v));
   for (let i = 0; i < want.length; i++) {
     const a = Number(got[i]), b = Number(want[i]);
     if (Number.isNaN(a) && Number.isNaN(b)) continue;
@@ -156,8 +156,8 @@ export async function localize(c, batch, threads) {
   const constants = new Set([...g.initializer.map((t) => t.name), ...g.node.filter((n) => n.opType === 'Constant').flatMap((n) => n.output)]);
   const inputs = [...new Set(node.input.filter((i) => i && !constants.has(i)))];
   const known = Object.fromEntries(feeds.map((f) => [f.name, f]));
-  // Inputs that are not float32 (a comparison's bool) are not exposed: no localization then.
-  if (inputs.some((i) => !known[i] && !want[i])) return null;
+  // Inputs that are not float32 (a comparison's bool, an island's integers): no localization then.
+  if (inputs.some((i) => (!known[i] && !want[i]) || c.types?.has(i))) return null;
   const singleFeeds = inputs.map((i) => known[i] ?? { name: i, dims: want[i].dims, data: want[i].data });
   const alone = {
     ...c.doc,

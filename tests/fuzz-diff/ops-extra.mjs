@@ -1,7 +1,8 @@
 // Ops the differential fuzzer's other builders do not reach: comparisons and logic (bool values
 // cast back to float), bit operations and integer Mod (on graph inputs cast to integers),
 // Shape, CastLike, Dropout, EyeLike, Einsum, Acosh, Gelu, IsNaN/IsInf and ReduceLogSum; Size,
-// ConstantOfShape, Range, OneHot, Compress, LpPool and the scatters and GatherND (INDEX_OPS).
+// ConstantOfShape, Range, OneHot, Compress, LpPool and the scatters and GatherND (INDEX_OPS);
+// the window functions, MelWeightMatrix, Det, CenterCropPad, Upsample and DFT (SIGNAL_OPS).
 // Comparisons, Mod and the casts to integers jump at their input's last bits, so they read graph
 // inputs only (exact multiples of 1/4096 in both runtimes).
 import { broadcastShape, fixed, hasZero, is4d, isInput, numel, typed, windowAttrs } from './ops-common.mjs';
@@ -137,12 +138,13 @@ const gelu = {
   build: (b, x) => b.node('Gelu', [x], b.shapes.get(x), b.rng.chance(0.5) ? { approximate: 'tanh' } : {}),
 };
 
-// IsNaN and IsInf (of values Log made infinite now and then), as floats.
+// IsNaN and IsInf, as floats; of graph inputs Log made infinite now and then (a computed value
+// at exactly 0 in one runtime may be a last bit above it in the other).
 const isSpecial = (op, since) => ({
   name: op, since,
   build(b, x) {
     const dims = b.shapes.get(x);
-    const input = b.rng.chance(0.5) ? b.node('Log', [b.node('Relu', [x], dims)], dims) : x;
+    const input = isInput(b, x) && b.rng.chance(0.5) ? b.node('Log', [b.node('Relu', [x], dims)], dims) : x;
     const attrs = op === 'IsInf' && b.rng.chance(0.5) ? { detect_negative: 0 } : {};
     return toFloat(b, typed(b, b.node(op, [input], dims, attrs), BOOL));
   },
@@ -293,3 +295,91 @@ const indexND = (name) => ({
 });
 
 export const INDEX_OPS = [size, constantOfShape, range, oneHot, compress, lpPool, scatterElements, indexND('GatherND'), indexND('ScatterND')];
+
+// ---- Signal and linear-algebra ops: window functions and mel weights as values of their own
+// (added to x's last axis where the length fits), Det, CenterCropPad, Upsample, DFT.
+
+const windowFunction = (name) => ({
+  name, since: 17,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const fits = fixed(dims.at(-1)) && dims.at(-1) > 0 && b.rng.chance(0.7);
+    const size = fits ? dims.at(-1) : b.rng.int(1, 12);
+    // A symmetric window of one value divides by size - 1 = 0: NaN in both runtimes, and the
+    // ops after it part on NaN (GlobalMaxPool skips it in webnx, onnxruntime propagates it).
+    const symmetric = size > 1 && b.rng.chance(0.5);
+    const w = b.node(name, [b.constant([], [size], 'int')], [size], symmetric ? { periodic: 0 } : {});
+    return fits ? b.node('Add', [x, w], dims) : w;
+  },
+});
+
+const melWeightMatrix = {
+  name: 'MelWeightMatrix', since: 17,
+  build(b) {
+    const bins = b.rng.int(1, 8), dft = b.rng.pick([8, 16, 31, 64]), rate = b.rng.pick([8000, 16000]);
+    const lower = b.rng.pick([0, 20, 100]), upper = b.rng.pick([rate / 2, rate / 3]);
+    const int = (v) => b.constant([], [v], 'int');
+    return b.node('MelWeightMatrix', [int(bins), int(dft), int(rate), b.constant([], [lower]), b.constant([], [upper])],
+      [Math.floor(dft / 2) + 1, bins]);
+  },
+};
+
+// Det of x's last two axes when they are fixed and equal (bounded entries: Tanh).
+const det = {
+  name: 'Det', since: 11,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (dims.length < 2 || !fixed(dims.at(-1)) || dims.at(-1) !== dims.at(-2) || dims.at(-1) === 0) return null;
+    return b.node('Det', [b.node('Tanh', [x], dims)], dims.slice(0, -2));
+  },
+};
+
+const centerCropPad = {
+  name: 'CenterCropPad', since: 18,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    const axes = dims.map((d, i) => i).filter((i) => fixed(dims[i]));
+    if (!axes.length) return null;
+    const chosen = axes.filter(() => b.rng.chance(0.6));
+    if (!chosen.length) chosen.push(axes[0]);
+    const sizes = chosen.map((i) => b.rng.int(1, dims[i] + 3));
+    const out = dims.map((d, i) => (chosen.includes(i) ? sizes[chosen.indexOf(i)] : d));
+    const attrs = chosen.length === dims.length && b.rng.chance(0.5) ? {} : { axes: chosen };
+    if (!attrs.axes && chosen.length !== dims.length) return null;
+    return b.node('CenterCropPad', [x, b.intConstant(sizes)], out, attrs);
+  },
+};
+
+// Upsample (nearest, integer scales of H and W), deprecated after opset 9.
+const upsample = {
+  name: 'Upsample', since: 7, until: 9,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (!is4d(dims)) return null;
+    const scales = [1, 1, b.rng.int(1, 3), b.rng.int(1, 3)];
+    const out = [dims[0], dims[1], dims[2] * scales[2], dims[3] * scales[3]];
+    if (b.opset >= 9) return b.node('Upsample', [x, b.constant([4], scales)], out, { mode: 'nearest' });
+    return b.node('Upsample', [x], out, { mode: 'nearest', scales }, ['scales']);
+  },
+};
+
+// DFT of x's fixed trailing dims flattened into one real signal along axis 1.
+const dft = {
+  name: 'DFT', since: 17,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (dims.length < 2 || !dims.slice(1).every(fixed) || hasZero(dims)) return null;
+    const n = numel(dims.slice(1));
+    if (n > 64) return null;
+    const signal = b.node('Reshape', [x, b.intConstant([0, n, 1])], [dims[0], n, 1]);
+    const onesided = b.rng.chance(0.3);
+    const inverse = !onesided && b.rng.chance(0.3);
+    const attrs = { ...(onesided ? { onesided: 1 } : {}), ...(inverse ? { inverse: 1 } : {}) };
+    const out = [dims[0], onesided ? Math.floor(n / 2) + 1 : n, 2];
+    if (b.opset >= 20) return b.node('DFT', [signal, '', b.constant([], [1], 'int')], out, attrs);
+    return b.node('DFT', [signal], out, attrs);
+  },
+};
+
+export const SIGNAL_OPS = [windowFunction('HannWindow'), windowFunction('HammingWindow'), windowFunction('BlackmanWindow'),
+  melWeightMatrix, det, centerCropPad, upsample, dft];

@@ -8,7 +8,7 @@ import { MATH_OPS } from './ops-math.mjs';
 import { MORE_OPS } from './ops-more.mjs';
 import { FLOAT64_OPS } from './ops-float64.mjs';
 import { QUANT_OPS } from './ops-quant.mjs';
-import { EXTRA_OPS, INDEX_OPS } from './ops-extra.mjs';
+import { EXTRA_OPS, INDEX_OPS, SIGNAL_OPS } from './ops-extra.mjs';
 
 const conv = {
   name: 'Conv', since: 7,
@@ -242,5 +242,5 @@ export const OPS = [
   matmul, gemm, batchNorm, reshape, flatten, transpose, concat, softmax,
   reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
   unsqueeze, squeeze, clip,
-  ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS, ...FLOAT64_OPS, ...QUANT_OPS, ...EXTRA_OPS, ...INDEX_OPS,
+  ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS, ...FLOAT64_OPS, ...QUANT_OPS, ...EXTRA_OPS, ...INDEX_OPS, ...SIGNAL_OPS,
 ];
