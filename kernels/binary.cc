@@ -118,10 +118,9 @@ class BinaryKernel final : public Kernel {
         return Status::Ok();
       }
     }
-    if constexpr (std::is_same_v<Op, DivOp>) {
+    if constexpr (Op::kTakesUint64) {
       if (dtype_ == DType::kUint64) {
-        SharedBinaryLoop<uint64_t, uint64_t>(walker_, a.ptr<uint64_t>(), b.ptr<uint64_t>(),
-                                             out.ptr<uint64_t>(), &DivOp::Uint64);
+        OpLoop<Op>(walker_, a.ptr<uint64_t>(), b.ptr<uint64_t>(), out.ptr<uint64_t>());
         return Status::Ok();
       }
     }

@@ -141,17 +141,21 @@ T WrapMul(T a, T b) {
 }
 
 // Which input dtypes an op's C++ functor accepts (the schema checks happen in Plan).
+// kTakesUint64: uint64 computed in the op's own loop (kNumericAndUint64: no int64 form exists).
 struct NumbersOnly {
   static constexpr bool kTakesBool = false;
   static constexpr bool kTakesNumbers = true;
+  static constexpr bool kTakesUint64 = false;
 };
 struct BoolOnly {
   static constexpr bool kTakesBool = true;
   static constexpr bool kTakesNumbers = false;
+  static constexpr bool kTakesUint64 = false;
 };
 struct AnyDType {
   static constexpr bool kTakesBool = true;
   static constexpr bool kTakesNumbers = true;
+  static constexpr bool kTakesUint64 = false;
 };
 
 struct AddOp : NumbersOnly {
@@ -178,16 +182,18 @@ struct MulOp : NumbersOnly {
 // Integer division truncates toward zero like C. Division by zero (undefined in ONNX, a trap on
 // x86 and wasm) yields 0, and MIN / -1 wraps to MIN instead of trapping.
 struct DivOp : NumbersOnly {
+  static constexpr bool kTakesUint64 = true;
   template <typename T>
   T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
       if (b == 0) return 0;
-      if (b == -1) return WrapSub(T(0), a);
+      if constexpr (std::is_signed_v<T>) {
+        if (b == -1) return WrapSub(T(0), a);
+      }
       return a / b;
     }
     return a / b;
   }
-  static uint64_t Uint64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 };
 
 // The allowed input dtypes of an op at a since-version.

@@ -88,6 +88,12 @@ float ScaleAt(const Tensor& scale, int64_t i) {
                                         : scale.ptr<float>()[i];
 }
 
+float BiasAt(const Tensor& bias, const Tensor* bias_scale, int64_t i) {
+  if (bias.dtype != DType::kInt32) return bias.ptr<float>()[ParamIndex(bias, i)];
+  return static_cast<float>(bias.ptr<int32_t>()[ParamIndex(bias, i)]) *
+         bias_scale->ptr<float>()[ParamIndex(*bias_scale, i)];
+}
+
 int32_t IntegerAt(const Tensor& t, int64_t i) {
   switch (t.dtype) {
     case DType::kUint8:

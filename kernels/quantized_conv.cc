@@ -277,14 +277,9 @@ class QuantizedConvKernel final : public Kernel {
     for (int64_t i = 0; i < count; ++i) {
       const int64_t oc = oc0 + i, at = (first_out + i) * out_plane_;
       const float scale = x_scale_ * w_scale.ptr<float>()[quant::ParamIndex(w_scale, oc)];
-      float bias_value = 0.f;  // an int32 bias dequantized as DequantizeLinear does
-      if (bias && bias->dtype == DType::kInt32) {
-        const Tensor& bias_scale = ctx.input(in_.bias_scale);
-        bias_value = static_cast<float>(bias->ptr<int32_t>()[quant::ParamIndex(*bias, oc)]) *
-                     bias_scale.ptr<float>()[quant::ParamIndex(bias_scale, oc)];
-      } else if (bias) {
-        bias_value = bias->ptr<float>()[quant::ParamIndex(*bias, oc)];
-      }
+      const Tensor* bias_scale =
+          ctx.has_input(in_.bias_scale) ? &ctx.input(in_.bias_scale) : nullptr;
+      const float bias_value = bias ? quant::BiasAt(*bias, bias_scale, oc) : 0.f;
       const simd::DequantizeArgs args{&scale,
                                       true,
                                       bias ? &bias_value : nullptr,

@@ -220,11 +220,9 @@ class QuantizedMatMulKernel final : public Kernel {
   // The float bias: as given, or an int32 one dequantized as DequantizeLinear does.
   const float* BiasValues(const RunContext& ctx, const Tensor& bias) {
     if (bias.dtype != DType::kInt32) return bias.ptr<float>();
-    const Tensor& scale = ctx.input(ops_.bias_scale);
     float* values = bias_values_.ptr<float>();
     for (int64_t n = 0; n < bias.numel(); ++n) {
-      values[n] = static_cast<float>(bias.ptr<int32_t>()[n]) *
-                  scale.ptr<float>()[quant::ParamIndex(scale, n)];
+      values[n] = quant::BiasAt(bias, &ctx.input(ops_.bias_scale), n);
     }
     return values;
   }
