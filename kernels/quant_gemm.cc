@@ -20,9 +20,8 @@ simd::ZeroPoints ZeroPointsOf(const Tensor* zero_point, std::vector<int32_t>* st
   return zp;
 }
 
-int64_t PackedOperand::PackedSize() const {
-  return as_panels ? simd::PanelsSize(rows, cols)
-                   : (rows + simd::kRowsOverread) * simd::PairedDepth(cols);
+int64_t PackedOperand::PackedBytes() const {
+  return as_panels ? simd::PanelsBytes(form, rows, cols) : simd::RowsBytes(form, rows, cols);
 }
 
 Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
@@ -31,17 +30,18 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
   std::vector<int32_t> zp_values;
   const simd::ZeroPoints zp = ZeroPointsOf(zp_tensor, &zp_values);
   const DType dtype = ctx.dtype(input);
-  const int64_t matrix = layout.rows * layout.cols, size = layout.PackedSize();
+  const int64_t matrix = layout.rows * layout.cols, size = layout.PackedBytes();
   ConstantForm form;
   form.input = input;
   // The form depends on the zero points too: their input's name keys it beside the layout.
-  form.kind = std::string(layout.as_panels ? "i16 panels" : "i16 rows") +
+  form.kind = std::string(layout.form == simd::I8Form::kQuads ? "quad " : "i16 ") +
+              (layout.as_panels ? "panels" : "rows") +
               (layout.transposed ? " of the transpose" : "") + " less " +
               (ctx.has_input(zp_input) ? ctx.node().inputs[zp_input] : std::string("0"));
-  form.floats = static_cast<size_t>((layout.matrices * size * 2 + 3) / 4);
+  form.floats = static_cast<size_t>((layout.matrices * size + 3) / 4);
   form.derive = [=](const float* from, float* to) {
     const auto* src = reinterpret_cast<const uint8_t*>(from);
-    auto* dst = reinterpret_cast<int16_t*>(to);
+    auto* dst = reinterpret_cast<uint8_t*>(to);
     std::vector<uint8_t> transposed;  // 8-bit elements: bytes of either signedness
     if (layout.transposed) {
       transposed.resize(matrix);
@@ -55,28 +55,28 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
       simd::ZeroPoints zero_points = zp;
       zero_points.per_index = zp_values.empty() ? nullptr : zp_values.data();
       if (layout.as_panels) {
-        simd::PackPanelsI16(src + m * matrix, dtype, layout.rows, layout.cols, layout.cols,
-                            zero_points, dst + m * size);
+        simd::PackPanels(layout.form, src + m * matrix, dtype, layout.rows, layout.cols,
+                         layout.cols, zero_points, dst + m * size);
       } else {
-        simd::PackRowsI16(src + m * matrix, dtype, layout.rows, layout.cols, layout.cols,
-                          zero_points, dst + m * size);
-        const int64_t packed = layout.rows * simd::PairedDepth(layout.cols);
-        std::fill(dst + m * size + packed, dst + (m + 1) * size, int16_t{0});  // the overread
+        simd::PackRows(layout.form, src + m * matrix, dtype, layout.rows, layout.cols, layout.cols,
+                       zero_points, dst + m * size);
+        const int64_t packed = layout.rows * simd::RowStrideBytes(layout.form, layout.cols);
+        std::fill(dst + m * size + packed, dst + (m + 1) * size, uint8_t{0});  // the overread
       }
     }
   };
   return ctx.Form(form, packed);
 }
 
-void RunGemmI16(const RunContext& ctx, int64_t rows, int64_t k, const int16_t* packed_rows,
-                const int16_t* panels, int64_t n, int32_t* out, int64_t ldo) {
-  const int64_t kp = simd::PairedDepth(k), count = simd::ColumnPanels(n);
+void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
+             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo) {
+  const int64_t count = simd::ColumnPanels(n);
   // Chunks of panels small enough that every thread gets several.
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, count / (4 * ctx.threads())));
   const int64_t tasks = (count + chunk - 1) / chunk;
   ctx.ParallelFor(tasks, [&](int64_t task, int) {
     const int64_t begin = task * chunk, end = std::min(count, begin + chunk);
-    simd::GemmI16(rows, kp, packed_rows, panels, begin, end, n, out, ldo);
+    simd::Gemm(form, rows, k, packed_rows, panels, begin, end, n, out, ldo);
   });
 }
 

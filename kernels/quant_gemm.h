@@ -15,23 +15,25 @@ namespace webnx::quant {
 // per-index values are widened into `storage`.
 simd::ZeroPoints ZeroPointsOf(const Tensor* zero_point, std::vector<int32_t>* storage);
 
-// How a constant 8-bit operand is packed: `matrices` matrices of rows x cols, as int16 rows
-// (PackRowsI16, zero point per row) or panels (PackPanelsI16, zero point per column); a
+// How a constant 8-bit operand is packed: `matrices` matrices of rows x cols in `form`, as rows
+// (simd::PackRows, zero point per row) or panels (simd::PackPanels, zero point per column); a
 // `transposed` one is stored cols x rows (Gemm's transB), and only one matrix.
 struct PackedOperand {
+  simd::I8Form form;
   bool as_panels = false;
   int64_t matrices = 1, rows = 0, cols = 0;
   bool transposed = false;
-  int64_t PackedSize() const;  // int16 elements of one matrix (rows: the GEMM's overread too)
+  int64_t PackedBytes() const;  // of one matrix (rows: the GEMM's overread too)
 };
 
-// Input `input` (a constant) minus the constant zero points of input `zp_input` (may be absent),
-// packed once per session through the constant cache; its int16 values in *packed.
+// Input `input` (a constant) with the constant zero points of input `zp_input` (may be absent),
+// packed once per session through the constant cache; its bytes in *packed.
 Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
                            const PackedOperand& layout, DerivedForm* packed);
 
-// out = rows x panels (simd::GemmI16) for every column < n, the panels split among threads.
-void RunGemmI16(const RunContext& ctx, int64_t rows, int64_t k, const int16_t* packed_rows,
-                const int16_t* panels, int64_t n, int32_t* out, int64_t ldo);
+// out = rows x panels (simd::Gemm, both packed in `form`) for every column < n, the panels split
+// among threads.
+void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
+             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo);
 
 }  // namespace webnx::quant

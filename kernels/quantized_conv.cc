@@ -75,15 +75,15 @@ class QuantizedConvKernel final : public Kernel {
   }
 
   Status Run(RunContext& ctx) override {
-    const int16_t* w_rows = w_packed_.head.ptr<int16_t>();
+    const void* w_rows = w_packed_.head.data;
     if (!w_rows) {
       std::vector<int32_t> zp_values;
       const Tensor* w_zp = ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr;
       const Tensor& w = ctx.input(in_.w);
       const int64_t depth = w.numel() / std::max<int64_t>(out_channels_, 1);
-      simd::PackRowsI16(w.data, w.dtype, out_channels_, depth, depth,
-                        quant::ZeroPointsOf(w_zp, &zp_values), w_scratch_.ptr<int16_t>());
-      w_rows = w_scratch_.ptr<int16_t>();
+      simd::PackRows(form_, w.data, w.dtype, out_channels_, depth, depth,
+                     quant::ZeroPointsOf(w_zp, &zp_values), w_scratch_.data);
+      w_rows = w_scratch_.data;
     }
     const Tensor& x_in = ctx.input(in_.x);
     const void* x = x_in.data;
@@ -99,7 +99,8 @@ class QuantizedConvKernel final : public Kernel {
       x = x_q_.data, x_type = DType::kUint8;
     }
     if (is_depthwise_) {
-      RunDepthwise(ctx, static_cast<const uint8_t*>(x), x_type, xz, w_rows);
+      RunDepthwise(ctx, static_cast<const uint8_t*>(x), x_type, xz,
+                   static_cast<const int16_t*>(w_rows));
       return Status::Ok();
     }
     const int64_t group_in = in_channels_ / groups_, group_out = out_channels_ / groups_;
@@ -111,9 +112,11 @@ class QuantizedConvKernel final : public Kernel {
         int32_t* sums = mode_ == ConvMode::kInteger
                             ? ctx.output(0).ptr<int32_t>() + first_out * out_plane_
                             : sums_.ptr<int32_t>();
-        quant::RunGemmI16(ctx, group_out, group_in * taps_,
-                          w_rows + g * group_out * simd::PairedDepth(group_in * taps_),
-                          panels_.ptr<int16_t>(), out_plane_, sums, out_plane_);
+        const int64_t depth = group_in * taps_;
+        quant::RunGemm(ctx, form_, group_out, depth,
+                       static_cast<const uint8_t*>(w_rows) +
+                           g * group_out * simd::RowStrideBytes(form_, depth),
+                       panels_.data, out_plane_, sums, out_plane_);
         Finish(ctx, sums, first_out, g * group_out, group_out);
       }
     }
@@ -164,13 +167,15 @@ class QuantizedConvKernel final : public Kernel {
 
   Status PlanScratch(const PlanContext& ctx) {
     const int64_t depth = ctx.shape(in_.w)[1] * taps_;  // K of each group's product
-    const quant::PackedOperand w_layout{false, 1, out_channels_, depth};
+    // The depthwise loop reads int16 pairs; the GEMM the engine's fastest form.
+    form_ = is_depthwise_ ? simd::I8Form::kPairs : simd::FastestForm();
+    const quant::PackedOperand w_layout{form_, false, 1, out_channels_, depth};
     if (ctx.constant(in_.w) && (!ctx.has_input(in_.w_zp) || ctx.constant(in_.w_zp))) {
       WEBNX_RETURN_IF_ERROR(quant::PackConstantOperand(ctx, in_.w, in_.w_zp, w_layout, &w_packed_));
     } else {
       w_packed_ = DerivedForm();
       WEBNX_RETURN_IF_ERROR(
-          Tensor::AllocateUninitialized(DType::kInt16, {w_layout.PackedSize()}, &w_scratch_));
+          Tensor::AllocateUninitialized(DType::kUint8, {w_layout.PackedBytes()}, &w_scratch_));
     }
     if (is_depthwise_) {
       depthwise_ = simd::MakeDepthwiseI8Shape(axes_[1], axes_[2]);
@@ -179,7 +184,7 @@ class QuantizedConvKernel final : public Kernel {
       return Tensor::AllocateUninitialized(DType::kInt32, {ctx.threads() * out_plane_}, &dw_sums_);
     }
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-        DType::kInt16, {simd::PanelsSize(depth, out_plane_)}, &panels_));
+        DType::kUint8, {simd::PanelsBytes(form_, depth, out_plane_)}, &panels_));
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
         DType::kUint8, {pointwise_ ? 0 : depth * out_plane_}, &columns_));
     const int64_t sums = mode_ == ConvMode::kInteger ? 0 : out_channels_ / groups_ * out_plane_;
@@ -255,14 +260,14 @@ class QuantizedConvKernel final : public Kernel {
   void PackColumns(const uint8_t* x, DType dtype, int32_t zero_point) {
     const int64_t group_in = in_channels_ / groups_;
     if (pointwise_) {  // the input planes are the columns operand's rows
-      simd::PackPanelsI16(x, dtype, group_in, out_plane_, in_plane_, {nullptr, zero_point},
-                          panels_.ptr<int16_t>());
+      simd::PackPanels(form_, x, dtype, group_in, out_plane_, in_plane_, {nullptr, zero_point},
+                       panels_.data);
       return;
     }
     simd::Im2ColBytes(x, group_in, axes_.data(), static_cast<uint8_t>(zero_point),
                       columns_.ptr<uint8_t>());
-    simd::PackPanelsI16(columns_.ptr<uint8_t>(), dtype, group_in * taps_, out_plane_, out_plane_,
-                        {nullptr, zero_point}, panels_.ptr<int16_t>());
+    simd::PackPanels(form_, columns_.ptr<uint8_t>(), dtype, group_in * taps_, out_plane_,
+                     out_plane_, {nullptr, zero_point}, panels_.data);
   }
 
   // A group's sums in float32 as the dynamically quantized chain computes them: times
@@ -317,7 +322,8 @@ class QuantizedConvKernel final : public Kernel {
   std::vector<nn::WindowAxis> axes_;  // (depth, height, width)
   Shape out_shape_;
   int64_t taps_ = 1, out_plane_ = 0, in_plane_ = 0;
-  DerivedForm w_packed_;       // the weights' int16 rows, packed once per session (constant w)
+  simd::I8Form form_ = simd::I8Form::kPairs;  // how the GEMM's operands are packed
+  DerivedForm w_packed_;       // the weights' packed rows, once per session (constant w)
   bool pointwise_ = false;     // 1x1 taps, stride 1, no padding: no unrolling needed
   Tensor w_scratch_, panels_;  // the weights' rows packed per run otherwise; a group's panels
   Tensor columns_;             // a group's input unrolled over the taps (8-bit)

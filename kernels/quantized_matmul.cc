@@ -110,19 +110,21 @@ class QuantizedMatMulKernel final : public Kernel {
       PlanColumnScales(ctx);
     }
     const Tensor& b = ctx.input(ops_.b);
-    const int64_t panels_size = simd::PanelsSize(k_, n_);
+    const int64_t panels_size = simd::PanelsBytes(form_, k_, n_);
     for (int64_t batch = 0; batch < batches_; ++batch) {
-      simd::PackRowsI16(static_cast<const uint8_t*>(a) + a_offsets_[batch] * m_ * k_, a_type, m_,
-                        k_, k_, a_zp, a_rows_.ptr<int16_t>());
-      const int16_t* panels = b_packed_.head.ptr<int16_t>() + b_offsets_[batch] * panels_size;
-      if (!b_packed_.head.data) {
-        simd::PackPanelsI16(static_cast<const uint8_t*>(b.data) + b_offsets_[batch] * k_ * n_,
-                            b.dtype, k_, n_, n_, b_zp, b_scratch_.ptr<int16_t>());
-        panels = b_scratch_.ptr<int16_t>();
+      simd::PackRows(form_, static_cast<const uint8_t*>(a) + a_offsets_[batch] * m_ * k_, a_type,
+                     m_, k_, k_, a_zp, a_rows_.data);
+      const void* panels = nullptr;
+      if (b_packed_.head.data) {
+        panels = b_packed_.head.ptr<uint8_t>() + b_offsets_[batch] * panels_size;
+      } else {
+        simd::PackPanels(form_, static_cast<const uint8_t*>(b.data) + b_offsets_[batch] * k_ * n_,
+                         b.dtype, k_, n_, n_, b_zp, b_scratch_.data);
+        panels = b_scratch_.data;
       }
       int32_t* sums = mode_ == MatMulMode::kInteger ? ctx.output(0).ptr<int32_t>() + batch * m_ * n_
                                                     : sums_.ptr<int32_t>();
-      quant::RunGemmI16(ctx, m_, k_, a_rows_.ptr<int16_t>(), panels, n_, sums, n_);
+      quant::RunGemm(ctx, form_, m_, k_, a_rows_.data, panels, n_, sums, n_);
       if (mode_ == MatMulMode::kRequantize) Requantize(ctx, ctx.output(0), batch);
       if (float_out()) Dequantize(ctx, batch);
     }
@@ -169,7 +171,8 @@ class QuantizedMatMulKernel final : public Kernel {
 
   Status PlanScratch(const PlanContext& ctx) {
     const int64_t b_matrices = b_numel_ / std::max<int64_t>(k_ * n_, 1);
-    const quant::PackedOperand b_layout{true, b_matrices, k_, n_, trans_b_};
+    form_ = simd::FastestForm();
+    const quant::PackedOperand b_layout{form_, true, b_matrices, k_, n_, trans_b_};
     if (ctx.constant(ops_.b) && (!ctx.has_input(ops_.b_zp) || ctx.constant(ops_.b_zp))) {
       WEBNX_RETURN_IF_ERROR(
           quant::PackConstantOperand(ctx, ops_.b, ops_.b_zp, b_layout, &b_packed_));
@@ -179,10 +182,10 @@ class QuantizedMatMulKernel final : public Kernel {
     } else {
       b_packed_ = DerivedForm();
       WEBNX_RETURN_IF_ERROR(
-          Tensor::AllocateUninitialized(DType::kInt16, {b_layout.PackedSize()}, &b_scratch_));
+          Tensor::AllocateUninitialized(DType::kUint8, {b_layout.PackedBytes()}, &b_scratch_));
     }
-    WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-        DType::kInt16, {(m_ + simd::kRowsOverread) * simd::PairedDepth(k_)}, &a_rows_));
+    WEBNX_RETURN_IF_ERROR(
+        Tensor::AllocateUninitialized(DType::kUint8, {simd::RowsBytes(form_, m_, k_)}, &a_rows_));
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(DType::kFloat32, {n_}, &multipliers_));
     const int64_t sums = mode_ == MatMulMode::kInteger ? 0 : m_ * n_;
     return Tensor::AllocateUninitialized(DType::kInt32, {sums}, &sums_);
@@ -309,8 +312,9 @@ class QuantizedMatMulKernel final : public Kernel {
   int64_t m_ = 0, k_ = 0, n_ = 0, batches_ = 0, b_numel_ = 0;
   Shape out_shape_;
   std::vector<int64_t> a_offsets_, b_offsets_;  // per output batch, the operand's matrix
-  Tensor a_rows_, b_scratch_;  // A's rows as int16 (per run); B's panels when not packed once
-  DerivedForm b_packed_;       // B's panels, packed once per session (constant B)
+  Tensor a_rows_, b_scratch_;  // A's packed rows (per run); B's panels when not packed once
+  simd::I8Form form_ = simd::I8Form::kPairs;  // how the GEMM's operands are packed
+  DerivedForm b_packed_;                      // B's panels, packed once per session (constant B)
   Tensor sums_, multipliers_;  // one batch's int32 sums; a row's multipliers (column scales)
   Tensor a_q_;                 // float A: A quantized
   Tensor bias_values_;         // float A: an int32 bias dequantized

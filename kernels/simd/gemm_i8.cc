@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/quant_params.h"
+#include "kernels/simd/i32_row_store.h"
 #include "kernels/simd/quantize_u8.h"
 
 namespace webnx::simd {
@@ -31,20 +32,6 @@ void PackPair(const uint8_t* r0, const uint8_t* r1, const int32_t* zp, int cols,
     out[2 * c] = c < cols ? Less(r0[c], flip, flip + zp[c]) : 0;
     out[2 * c + 1] = c < cols && r1 ? Less(r1[c], flip, flip + zp[c]) : 0;
   }
-}
-
-// Stores (or adds to what is there, `accumulate`) a row's 8 sums or its first `cols`.
-inline void StoreRow(int32_t* out, v128_t lo, v128_t hi, int cols, bool accumulate) {
-  int32_t tile[kI8PanelCols];
-  int32_t* dst = cols == kI8PanelCols ? out : tile;
-  if (accumulate) {
-    if (dst == tile) std::memcpy(tile, out, sizeof(int32_t) * cols);
-    lo = wasm_i32x4_add(lo, wasm_v128_load(dst));
-    hi = wasm_i32x4_add(hi, wasm_v128_load(dst + 4));
-  }
-  wasm_v128_store(dst, lo);
-  wasm_v128_store(dst + 4, hi);
-  if (dst == tile) std::memcpy(out, tile, sizeof(int32_t) * cols);
 }
 
 constexpr int kTileRows = 4;

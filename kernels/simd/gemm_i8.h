@@ -56,6 +56,23 @@ void GemmI16Reference(int64_t rows_count, int64_t kp, const int16_t* rows, const
                       int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out,
                       int64_t ldo);
 
+// The operands' packed forms: int16 pairs for i32x4.dot_i16x8_s (every engine), or bytes in
+// quads for the relaxed dot (kernels/simd/gemm_i8_quads.h), which only engines whose dot is
+// exact for every 8-bit value get (kernels/simd/dot_i8.h). The functions below take either.
+enum class I8Form { kPairs, kQuads };
+I8Form FastestForm();
+// Bytes from one packed row to the next, and of `rows` packed rows with the GEMM's overread.
+int64_t RowStrideBytes(I8Form form, int64_t k);
+int64_t RowsBytes(I8Form form, int64_t rows, int64_t k);
+int64_t PanelsBytes(I8Form form, int64_t k, int64_t n);
+void PackRows(I8Form form, const void* src, DType dtype, int64_t rows, int64_t k, int64_t stride,
+              ZeroPoints zero_points, void* dst);
+void PackPanels(I8Form form, const void* src, DType dtype, int64_t k, int64_t n, int64_t stride,
+                ZeroPoints zero_points, void* dst);
+// As GemmI16, for K = k.
+void Gemm(I8Form form, int64_t rows_count, int64_t k, const void* rows, const void* panels,
+          int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo);
+
 // y[i] = saturate(round_half_even((acc[i] + bias) * multiplier[i]) + zero_point) for i < n,
 // stored as `dtype` (uint8 or int8); multiplier has n values, or one when `one_multiplier`.
 void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/quant_params.h"
+#include "kernels/simd/dot_i8.h"
 #include "kernels/simd/gemm_i8.h"
 #include "kernels/simd/quantize_u8.h"
 #include "tests/unit/op_runner.h"
@@ -37,6 +38,24 @@ std::vector<int32_t> ZeroPointValues(std::mt19937& rng, DType dtype, size_t n) {
   return zp;
 }
 
+// The direct loop over 8-bit operands minus their zero points (rows m x k, columns k x n).
+std::vector<int32_t> DirectProduct(const std::vector<uint8_t>& a, DType a_type,
+                                   const std::vector<int32_t>& a_zp, const std::vector<uint8_t>& b,
+                                   DType b_type, const std::vector<int32_t>& b_zp, int64_t m,
+                                   int64_t k, int64_t n) {
+  std::vector<int32_t> direct(m * n);
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t c = 0; c < n; ++c) {
+      int32_t sum = 0;
+      for (int64_t i = 0; i < k; ++i) {
+        sum += (Value(&a[r * k + i], a_type) - a_zp[r]) * (Value(&b[i * n + c], b_type) - b_zp[c]);
+      }
+      direct[r * n + c] = sum;
+    }
+  }
+  return direct;
+}
+
 TEST(GemmI8, MatchesReferenceAndDirectLoopOnOddShapes) {
   std::mt19937 rng(7);
   for (DType a_type : {DType::kUint8, DType::kInt8}) {
@@ -52,29 +71,75 @@ TEST(GemmI8, MatchesReferenceAndDirectLoopOnOddShapes) {
                 panels(simd::PanelsSize(k, n));
             simd::PackRowsI16(a.data(), a_type, m, k, k, {a_zp.data(), 0}, rows.data());
             simd::PackPanelsI16(b.data(), b_type, k, n, n, {b_zp.data(), 0}, panels.data());
-            std::vector<int32_t> got(m * n, -1), reference(m * n, -2), direct(m * n);
+            std::vector<int32_t> got(m * n, -1), reference(m * n, -2);
             const int64_t count = simd::ColumnPanels(n);
             simd::GemmI16(m, kp, rows.data(), panels.data(), 0, count, n, got.data(), n);
             simd::GemmI16Reference(m, kp, rows.data(), panels.data(), 0, count, n, reference.data(),
                                    n);
-            for (int64_t r = 0; r < m; ++r) {
-              for (int64_t c = 0; c < n; ++c) {
-                int32_t sum = 0;
-                for (int64_t i = 0; i < k; ++i) {
-                  sum += (Value(&a[r * k + i], a_type) - a_zp[r]) *
-                         (Value(&b[i * n + c], b_type) - b_zp[c]);
-                }
-                direct[r * n + c] = sum;
-              }
-            }
             ASSERT_EQ(got, reference) << m << "x" << k << "x" << n;
-            ASSERT_EQ(got, direct) << m << "x" << k << "x" << n;
+            ASSERT_EQ(got, DirectProduct(a, a_type, a_zp, b, b_type, b_zp, m, k, n))
+                << m << "x" << k << "x" << n;
           }
         }
       }
     }
   }
 }
+
+#ifndef __EMSCRIPTEN__  // the relaxed dot emulated: natively only
+// Restores the emulated dot gtest runs everything else with.
+struct EmulatedDotScope {
+  explicit EmulatedDotScope(simd::DotKind kind) { simd::EmulateDotForTesting(kind); }
+  ~EmulatedDotScope() { simd::EmulateDotForTesting(simd::DotKind::kUnsignedSecond); }
+};
+
+TEST(GemmI8, ProbeTellsTheEnginesDotKind) {
+  for (simd::DotKind kind :
+       {simd::DotKind::kUnsignedSecond, simd::DotKind::kSignedSecond, simd::DotKind::kNone}) {
+    EmulatedDotScope scope(kind);
+    EXPECT_EQ(simd::EngineDot(), kind);
+    EXPECT_EQ(simd::FastestForm(),
+              kind == simd::DotKind::kNone ? simd::I8Form::kPairs : simd::I8Form::kQuads);
+  }
+}
+
+// Both packed forms, under both exact dot kinds, against the direct loop: odd shapes, depths
+// past the quads' depth block, any zero points, a subset of the panels.
+TEST(GemmI8, BothFormsMatchTheDirectLoopUnderEitherDotKind) {
+  std::mt19937 rng(19);
+  for (simd::DotKind kind : {simd::DotKind::kUnsignedSecond, simd::DotKind::kSignedSecond}) {
+    EmulatedDotScope scope(kind);
+    for (simd::I8Form form : {simd::I8Form::kPairs, simd::I8Form::kQuads}) {
+      for (DType a_type : {DType::kUint8, DType::kInt8}) {
+        for (DType b_type : {DType::kUint8, DType::kInt8}) {
+          for (int64_t m : {1, 2, 4, 5, 11}) {
+            for (int64_t k : {1, 3, 4, 5, 17, 33, 1027, 2050}) {
+              for (int64_t n : {1, 8, 13, 24}) {
+                const auto a = RandomBytes(rng, m * k), b = RandomBytes(rng, k * n);
+                const auto a_zp = ZeroPointValues(rng, a_type, m),
+                           b_zp = ZeroPointValues(rng, b_type, n);
+                std::vector<uint8_t> rows(simd::RowsBytes(form, m, k)),
+                    panels(simd::PanelsBytes(form, k, n));
+                simd::PackRows(form, a.data(), a_type, m, k, k, {a_zp.data(), 0}, rows.data());
+                simd::PackPanels(form, b.data(), b_type, k, n, n, {b_zp.data(), 0}, panels.data());
+                // Panels from 1 on, then panel 0: a thread's share of the columns at a time.
+                const int64_t count = simd::ColumnPanels(n);
+                std::vector<int32_t> got(m * n, -1);
+                simd::Gemm(form, m, k, rows.data(), panels.data(), 1, count, n, got.data(), n);
+                simd::Gemm(form, m, k, rows.data(), panels.data(), 0, 1, n, got.data(), n);
+                ASSERT_EQ(got, DirectProduct(a, a_type, a_zp, b, b_type, b_zp, m, k, n))
+                    << static_cast<int>(kind) << " " << static_cast<int>(form) << " " << m << "x"
+                    << k << "x" << n;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+#endif
 
 TEST(GemmI8, RequantizeRowMatchesSaturate) {
   std::mt19937 rng(11);

@@ -1,0 +1,214 @@
+#include "kernels/simd/gemm_i8_quads.h"
+
+#include "kernels/simd/dot_i8.h"
+
+#if WEBNX_HAS_DOT_I8
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/simd/i32_row_store.h"
+
+namespace webnx::simd {
+namespace {
+
+// The byte that turns the source's 8-bit type into the target's (xor), and what that adds to
+// a zero point: int8 v is uint8 v + 128 with its top bit flipped, and back.
+struct Flip {
+  uint8_t byte;
+  int32_t zero_point_shift;
+};
+Flip FlipInto(DType source, bool unsigned_target) {
+  if ((source == DType::kInt8) != unsigned_target) return {0, 0};
+  return {0x80, unsigned_target ? 128 : -128};
+}
+
+// Sums of each 4-byte group of v, read as int8 or uint8.
+inline v128_t QuadSums(v128_t v, bool is_unsigned) {
+  return is_unsigned ? wasm_u32x4_extadd_pairwise_u16x8(wasm_u16x8_extadd_pairwise_u8x16(v))
+                     : wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(v));
+}
+
+inline int32_t Wrapping(int64_t v) {  // int32 arithmetic modulo 2^32, as the sums wrap
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
+
+inline int32_t LaneSum(v128_t v) {
+  int32_t lanes[4];
+  wasm_v128_store(lanes, v);
+  return Wrapping(int64_t{lanes[0]} + lanes[1] + lanes[2] + lanes[3]);
+}
+
+// Four rows' 8 bytes from column n0 as two vectors of [column][4 k]: columns 0-3 and 4-7.
+inline void InterleaveQuad(const uint8_t* r0, int64_t stride, v128_t flip, v128_t* lo, v128_t* hi) {
+  v128_t a = wasm_v128_load64_zero(r0);
+  a = wasm_v128_load64_lane(r0 + stride, a, 1);
+  v128_t b = wasm_v128_load64_zero(r0 + 2 * stride);
+  b = wasm_v128_load64_lane(r0 + 3 * stride, b, 1);
+  a = wasm_v128_xor(a, flip), b = wasm_v128_xor(b, flip);
+  *lo = wasm_i8x16_shuffle(a, b, 0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27);
+  *hi = wasm_i8x16_shuffle(a, b, 4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31);
+}
+
+// Where a tile's correction comes from: the rows' sums and zero points (after each row's bytes,
+// `row_stride` apart) and the panel's zero points and corrections.
+struct Correction {
+  const uint8_t* row_meta;
+  int64_t row_stride;
+  const int32_t* panel_meta;  // [8] zero points, then [8] corrections
+};
+
+// acc - zw * sum x - zx * (sum w - K zw) for the row whose sum and zero point are at `meta`.
+inline void Correct(const uint8_t* meta, const int32_t* panel_meta, v128_t* lo, v128_t* hi) {
+  int32_t row[2];
+  std::memcpy(row, meta, sizeof(row));
+  const v128_t sum = wasm_i32x4_splat(row[0]), zero_point = wasm_i32x4_splat(row[1]);
+  for (int half = 0; half < 2; ++half) {
+    v128_t* v = half ? hi : lo;
+    const v128_t zw = wasm_v128_load(panel_meta + 4 * half);
+    const v128_t column = wasm_v128_load(panel_meta + 8 + 4 * half);
+    *v = wasm_i32x4_sub(*v, wasm_i32x4_mul(zw, sum));
+    *v = wasm_i32x4_sub(*v, wasm_i32x4_mul(zero_point, column));
+  }
+}
+
+constexpr int kTileRows = 4;
+constexpr int64_t kDepthBlock = 1024;  // bytes of a row per pass: a tile's rows then hold 4 KB
+
+// kRows rows against one panel over kc bytes of depth: two dot products per row and 4 k values.
+// Sums are corrected when `correction` is given (the first depth block), else added to out.
+template <int kRows>
+void Tile(int64_t kc, const uint8_t* rows, int64_t row_stride, const uint8_t* panel, int32_t* out,
+          int64_t ldo, int cols, int valid, const Correction* correction) {
+  v128_t acc[kRows][2];
+  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
+  const int stride = static_cast<int>(row_stride);
+  const int quads = static_cast<int>(kc / 4);  // kc <= kDepthBlock: an int counter
+  for (int q = 0; q < quads; ++q) {
+    const v128_t b0 = wasm_v128_load(panel + q * 32);
+    const v128_t b1 = wasm_v128_load(panel + q * 32 + 16);
+    for (int r = 0; r < kRows; ++r) {
+      const v128_t a = wasm_v128_load32_splat(rows + r * stride + 4 * q);
+      acc[r][0] = DotAdd(b0, a, acc[r][0]);
+      acc[r][1] = DotAdd(b1, a, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < valid; ++r) {
+    if (correction) {
+      Correct(correction->row_meta + r * correction->row_stride, correction->panel_meta, &acc[r][0],
+              &acc[r][1]);
+    }
+    StoreRow(out + r * ldo, acc[r][0], acc[r][1], cols, !correction);
+  }
+}
+
+// A block of rows (a tile's worth) and depth [k0, k0 + kc) against panels [begin, end).
+WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t k, int64_t k0, int64_t kc, const uint8_t* rows,
+                                      int valid, const uint8_t* panels, int64_t begin, int64_t end,
+                                      int64_t n_total, int32_t* out, int64_t ldo) {
+  const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k), panel_stride = QuadPanelStride(k);
+  for (int64_t panel = begin; panel < end; ++panel) {
+    const int64_t n0 = panel * kI8PanelCols;
+    const int cols = static_cast<int>(std::min<int64_t>(kI8PanelCols, n_total - n0));
+    const uint8_t* packed = panels + panel * panel_stride;
+    const Correction correction{rows + kq, row_stride,
+                                reinterpret_cast<const int32_t*>(packed + kq * kI8PanelCols)};
+    const Correction* first = k0 == 0 ? &correction : nullptr;
+    const uint8_t* block = packed + k0 * kI8PanelCols;
+    if (valid == 1) {
+      Tile<1>(kc, rows + k0, row_stride, block, out + n0, ldo, cols, 1, first);
+    } else {
+      Tile<kTileRows>(kc, rows + k0, row_stride, block, out + n0, ldo, cols, valid, first);
+    }
+  }
+}
+
+}  // namespace
+
+void PackRowsQuads(const void* src, DType dtype, int64_t rows, int64_t k, int64_t stride,
+                   ZeroPoints zero_points, bool unsigned_rows, uint8_t* dst) {
+  const Flip flip = FlipInto(dtype, unsigned_rows);
+  const v128_t flip_v = wasm_i8x16_splat(static_cast<int8_t>(flip.byte));
+  const int64_t kq = QuadDepth(k);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* in = static_cast<const uint8_t*>(src) + r * stride;
+    uint8_t* out = dst + r * QuadRowStride(k);
+    v128_t sums = wasm_i32x4_splat(0);
+    int64_t i = 0;
+    WEBNX_NO_UNROLL
+    for (; i + 16 <= k; i += 16) {
+      const v128_t v = wasm_v128_xor(wasm_v128_load(in + i), flip_v);
+      wasm_v128_store(out + i, v);
+      sums = wasm_i32x4_add(sums, QuadSums(v, unsigned_rows));
+    }
+    int64_t sum = LaneSum(sums);
+    WEBNX_PLAIN_LOOP
+    for (; i < k; ++i) {
+      out[i] = in[i] ^ flip.byte;
+      sum += unsigned_rows ? out[i] : static_cast<int8_t>(out[i]);
+    }
+    std::memset(out + k, 0, kq - k);
+    const int32_t meta[2] = {Wrapping(sum), zero_points.at(r) + flip.zero_point_shift};
+    std::memcpy(out + kq, meta, sizeof(meta));
+  }
+}
+
+void PackPanelsQuads(const void* src_data, DType dtype, int64_t k, int64_t n, int64_t stride,
+                     ZeroPoints zero_points, uint8_t* dst) {
+  const auto* src = static_cast<const uint8_t*>(src_data);
+  const Flip flip = FlipInto(dtype, false);
+  const v128_t flip_v = wasm_i8x16_splat(static_cast<int8_t>(flip.byte));
+  const int64_t kq = QuadDepth(k);
+  for (int64_t panel = 0; panel < ColumnPanels(n); ++panel) {
+    uint8_t* out = dst + panel * QuadPanelStride(k);
+    const int64_t n0 = panel * kI8PanelCols;
+    const int cols = static_cast<int>(std::min<int64_t>(kI8PanelCols, n - n0));
+    v128_t sums_lo = wasm_i32x4_splat(0), sums_hi = sums_lo;
+    int64_t i = 0;
+    if (cols == kI8PanelCols) {
+      WEBNX_NO_UNROLL
+      for (; i + 4 <= k; i += 4) {
+        v128_t lo, hi;
+        InterleaveQuad(src + i * stride + n0, stride, flip_v, &lo, &hi);
+        wasm_v128_store(out + i * kI8PanelCols, lo);
+        wasm_v128_store(out + i * kI8PanelCols + 16, hi);
+        sums_lo = wasm_i32x4_add(sums_lo, QuadSums(lo, false));
+        sums_hi = wasm_i32x4_add(sums_hi, QuadSums(hi, false));
+      }
+    }
+    int32_t column_sums[kI8PanelCols];
+    wasm_v128_store(column_sums, sums_lo);
+    wasm_v128_store(column_sums + 4, sums_hi);
+    WEBNX_PLAIN_LOOP
+    for (; i < kq; ++i) {  // the last k values, or a narrow panel; zeros past K and n
+      for (int c = 0; c < kI8PanelCols; ++c) {
+        const bool inside = c < cols && i < k;
+        const uint8_t byte = inside ? src[i * stride + n0 + c] ^ flip.byte : 0;
+        out[(i & ~int64_t{3}) * kI8PanelCols + c * 4 + (i & 3)] = byte;
+        column_sums[c] = Wrapping(int64_t{column_sums[c]} + static_cast<int8_t>(byte));
+      }
+    }
+    int32_t meta[2 * kI8PanelCols];
+    for (int c = 0; c < kI8PanelCols; ++c) {
+      const int32_t zw = c < cols ? zero_points.at(n0 + c) + flip.zero_point_shift : 0;
+      meta[c] = zw;
+      meta[kI8PanelCols + c] = Wrapping(int64_t{column_sums[c]} - k * int64_t{zw});
+    }
+    std::memcpy(out + kq * kI8PanelCols, meta, sizeof(meta));
+  }
+}
+
+void GemmQuads(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t* panels,
+               int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo) {
+  const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k);
+  for (int64_t k0 = 0; k0 < kq; k0 += kDepthBlock) {
+    const int64_t kc = std::min(kDepthBlock, kq - k0);
+    for (int64_t r = 0; r < rows_count; r += kTileRows) {
+      const int valid = static_cast<int>(std::min<int64_t>(kTileRows, rows_count - r));
+      RowBlock(k, k0, kc, rows + r * row_stride, valid, panels, panel_begin, panel_end, n_total,
+               out + r * ldo, ldo);
+    }
+  }
+}
+
+}  // namespace webnx::simd
+#endif
