@@ -107,7 +107,8 @@ function workersLoaded(pthreads) {
 }
 
 // Records which build the last session loaded ('wasm', 'wasm-mt', 'wasm-relaxed' or
-// 'wasm-relaxed-mt').
+// 'wasm-relaxed-mt') and how it multiplies int8 ('relaxed-dot' or 'i16-dot').
 export function noteBackend(threads, runtime) {
   env.backend = `wasm${runtime.webnxSimd === 'relaxed' ? '-relaxed' : ''}${threads > 1 ? '-mt' : ''}`;
+  env.int8Product = runtime.int8Product();
 }

@@ -14,6 +14,9 @@ export const env = {
   // Which build the last InferenceSession.create() used: 'wasm' (single-threaded), 'wasm-mt',
   // 'wasm-relaxed' or 'wasm-relaxed-mt'.
   backend: undefined,
+  // How that build multiplies int8: 'relaxed-dot' (the relaxed builds, where the engine's
+  // relaxed dot product is exact for every 8-bit value) or 'i16-dot'.
+  int8Product: undefined,
 };
 
 // env.wasmBinary and env.wasmPaths = { wasm } name one .wasm file: the single-threaded build's

@@ -233,6 +233,9 @@ export const env: {
   simd?: 'auto' | 'relaxed' | 'simd';
   /** The build the last InferenceSession.create() loaded. */
   readonly backend?: 'wasm' | 'wasm-mt' | 'wasm-relaxed' | 'wasm-relaxed-mt';
+  /** How that build multiplies int8: 'relaxed-dot' where the engine's relaxed dot product is
+   *  exact for every 8-bit value (relaxed builds only), else 'i16-dot'. */
+  readonly int8Product?: 'relaxed-dot' | 'i16-dot';
 };
 
 export interface ModelSummary {

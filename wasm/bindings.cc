@@ -13,6 +13,7 @@
 
 #include "core/op_registry.h"
 #include "core/session.h"
+#include "kernels/simd/gemm_i8.h"
 #include "kernels/simd/warm_up.h"
 #include "wasm/heap_stats.h"
 #include "wasm/limits_js.h"
@@ -303,6 +304,10 @@ EMSCRIPTEN_BINDINGS(webnx) {
   emscripten::function("supportedOps", &SupportedOps);
   emscripten::function("opSchemas", &OpSchemas);
   emscripten::function("warmUpKernels", &simd::WarmUpKernels);
+  emscripten::function(
+      "int8Product", +[] {
+        return std::string(simd::FastestForm() == simd::I8Form::kQuads ? "relaxed-dot" : "i16-dot");
+      });
   emscripten::function("heapStats", &HeapStats);
   emscripten::function("setWorkersStarted", &ThreadPool::SetWorkersStarted);
   emscripten::function(

@@ -98,3 +98,20 @@ return backends;`;
   const bad = await fresh([], 'fast', body);
   assert.match(bad[0], /^InvalidArgument: env\.simd must be 'auto', 'relaxed' or 'simd', got "fast"/);
 });
+
+test('the relaxed build multiplies int8 with the relaxed dot only where this engine computes it exactly', async () => {
+  const probe = JSON.stringify(pathToFileURL(`${repoRoot}/tests/node/relaxed-dot-probe.mjs`).href);
+  const digits = JSON.stringify(`${repoRoot}/examples/digits/digits_mobilenet.onnx`);
+  const result = await fresh([RELAXED_FLAG], undefined, `const { relaxedDotKind } = await import(${probe});
+const s = await InferenceSession.create(${digits}, { numThreads: 1 });
+await s.release();
+return { backend: env.backend, int8Product: env.int8Product, dot: await relaxedDotKind() };`);
+  assert.equal(result.backend, 'wasm-relaxed');
+  // Node 20's baseline compiler gets the relaxed dot wrong ('inexact'): the int16 pairs it is.
+  assert.equal(result.int8Product, ['unsigned', 'signed'].includes(result.dot) ? 'relaxed-dot' : 'i16-dot',
+    `this engine's relaxed dot: ${result.dot}`);
+  const plain = await fresh([], undefined, `const s = await InferenceSession.create(${digits}, { numThreads: 1 });
+await s.release();
+return { backend: env.backend, int8Product: env.int8Product };`);
+  assert.deepEqual(plain, { backend: 'wasm', int8Product: 'i16-dot' });
+});

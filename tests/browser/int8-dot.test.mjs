@@ -1,0 +1,99 @@
+// int8 products in Chromium: the relaxed build multiplies with the relaxed dot product exactly
+// where this engine's dot is exact for every 8-bit value (measured here by a module of its own),
+// and its integer outputs are bitwise the plain build's: ConvInteger and MatMulInteger with
+// uint8 and int8 operands, zero points per tensor and per channel, depths past the relaxed
+// kernel's depth block.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, openPage, startServer } from './helpers.mjs';
+import { initializer, int, ints, ints8, modelOf } from '../node/quant-models.mjs';
+import { Rng } from '../fuzz-diff/generator.mjs';
+import { relaxedDotKind } from '../node/relaxed-dot-probe.mjs';
+
+let browser, server;
+before(async () => {
+  browser = await launchBrowser();
+  server = await startServer();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const rng = new Rng(29);
+const C = 120, H = 7, W = 6, OC = 19;  // K = 120 * 9 = 1080 per conv output
+const M = 5, K = 1100, N = 21;
+const bValues = ints8(rng, 'int8', K * N), bZeros = ints8(rng, 'int8', N);
+const model = modelOf({
+  nodes: [
+    ['ConvInteger', ['x', 'w', 'xz', 'wz'], ['conv'], [ints('pads', [1, 1, 1, 1])]],
+    ['MatMulInteger', ['a', 'b', 'az', 'bz'], ['product']],
+    ['MatMulInteger', ['a_signed', 'b_unsigned'], ['product_signs']],
+  ],
+  inputs: [['x', 'uint8', [1, C, H, W]], ['a', 'uint8', [M, K]], ['a_signed', 'int8', [M, K]]],
+  outputs: [['conv', 'int32', [1, OC, H, W]], ['product', 'int32', [M, N]], ['product_signs', 'int32', [M, N]]],
+  initializers: [
+    initializer('w', 'int8', [OC, C, 3, 3], ints8(rng, 'int8', OC * C * 9)),
+    initializer('xz', 'uint8', [], [131]),
+    initializer('wz', 'int8', [OC], ints8(rng, 'int8', OC)),
+    initializer('b', 'int8', [K, N], bValues),
+    initializer('az', 'uint8', [], [7]),
+    initializer('bz', 'int8', [N], bZeros),
+    initializer('b_unsigned', 'uint8', [K, N], ints8(rng, 'uint8', K * N)),
+  ],
+});
+const feeds = {
+  x: ['uint8', ints8(rng, 'uint8', C * H * W), [1, C, H, W]],
+  a: ['uint8', ints8(rng, 'uint8', M * K), [M, K]],
+  a_signed: ['int8', ints8(rng, 'int8', M * K), [M, K]],
+};
+
+// The model on the build env.simd picks, and what the engine's relaxed dot computes
+// (tests/node/relaxed-dot-probe.mjs).
+async function runPage(simd) {
+  const page = await openPage(browser, `${server.url}/web/style.css`);
+  try {
+    return await page.evaluate(async ({ simd, bytes, feeds }) => {
+      const { InferenceSession, Tensor, env } = await import('/js/index.mjs');
+      env.simd = simd;
+      const session = await InferenceSession.create(new Uint8Array(bytes), { numThreads: 1 });
+      const typed = { uint8: Uint8Array, int8: Int8Array };
+      const inputs = Object.fromEntries(Object.entries(feeds).map(
+        ([name, [type, values, dims]]) => [name, new Tensor(type, typed[type].from(values), dims)]));
+      const out = await session.run(inputs);
+      await session.release();
+      return {
+        backend: env.backend,
+        int8Product: env.int8Product,
+        outputs: Object.fromEntries(Object.entries(out).map(([k, t]) => [k, Array.from(t.data)])),
+      };
+    }, { simd, bytes: Array.from(model), feeds }).then(async (r) => ({ ...r, dot: await page.evaluate(relaxedDotKind) }));
+  } finally {
+    await page.close();
+  }
+}
+
+test('the relaxed build takes the relaxed dot only where it is exact, with the plain build\'s outputs bitwise', async () => {
+  const relaxed = await runPage('auto');
+  const plain = await runPage('simd');
+  assert.equal(relaxed.backend, 'wasm-relaxed');
+  assert.equal(plain.backend, 'wasm');
+  assert.equal(plain.int8Product, 'i16-dot');
+  assert.equal(relaxed.int8Product, ['unsigned', 'signed'].includes(relaxed.dot) ? 'relaxed-dot' : 'i16-dot', `dot: ${relaxed.dot}`);
+  console.log(`Chromium's relaxed dot: ${relaxed.dot}; the relaxed build multiplies int8 with ${relaxed.int8Product}`);
+  for (const name of ['conv', 'product', 'product_signs']) {
+    assert.equal(relaxed.outputs[name].length, plain.outputs[name].length);
+    assert.deepEqual(relaxed.outputs[name], plain.outputs[name], name);
+  }
+  // And they are the products: MatMulInteger by a direct loop.
+  const a = feeds.a[1];
+  const direct = [];
+  for (let m = 0; m < M; m++) {
+    for (let n = 0; n < N; n++) {
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += (a[m * K + k] - 7) * (bValues[k * N + n] - bZeros[n]);
+      direct.push(sum);
+    }
+  }
+  assert.deepEqual(relaxed.outputs.product, direct);
+});
