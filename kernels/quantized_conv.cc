@@ -15,6 +15,7 @@
 #include "kernels/quant_params.h"
 #include "kernels/registrations.h"
 #include "kernels/simd/dwconv_i8.h"
+#include "kernels/simd/dwconv_quads.h"
 #include "kernels/simd/im2col_i8.h"
 #include "kernels/simd/quantize_u8.h"
 
@@ -76,7 +77,7 @@ class QuantizedConvKernel final : public Kernel {
 
   Status Run(RunContext& ctx) override {
     const void* w_rows = w_packed_.head.data;
-    if (!w_rows) {
+    if (!w_rows && !dw_quads_) {
       std::vector<int32_t> zp_values;
       const Tensor* w_zp = ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr;
       const Tensor& w = ctx.input(in_.w);
@@ -167,10 +168,15 @@ class QuantizedConvKernel final : public Kernel {
 
   Status PlanScratch(const PlanContext& ctx) {
     const int64_t depth = ctx.shape(in_.w)[1] * taps_;  // K of each group's product
-    // The depthwise loop reads int16 pairs; the GEMM the engine's fastest form.
+    // The GEMM takes the engine's fastest form; the depthwise loop on int16 pairs reads the
+    // weights packed so, the one on the relaxed dot reads them as they are.
+    dw_quads_ = is_depthwise_ && simd::FastestForm() == simd::I8Form::kQuads &&
+                simd::DepthwiseQuadsFits(axes_[1], axes_[2]);
     form_ = is_depthwise_ ? simd::I8Form::kPairs : simd::FastestForm();
     const quant::PackedOperand w_layout{form_, false, 1, out_channels_, depth};
-    if (ctx.constant(in_.w) && (!ctx.has_input(in_.w_zp) || ctx.constant(in_.w_zp))) {
+    if (dw_quads_) {
+      w_packed_ = DerivedForm();
+    } else if (ctx.constant(in_.w) && (!ctx.has_input(in_.w_zp) || ctx.constant(in_.w_zp))) {
       WEBNX_RETURN_IF_ERROR(quant::PackConstantOperand(ctx, in_.w, in_.w_zp, w_layout, &w_packed_));
     } else {
       w_packed_ = DerivedForm();
@@ -179,8 +185,10 @@ class QuantizedConvKernel final : public Kernel {
     }
     if (is_depthwise_) {
       depthwise_ = simd::MakeDepthwiseI8Shape(axes_[1], axes_[2]);
-      WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
-          DType::kInt16, {ctx.threads() * depthwise_.PlanesSize()}, &dw_scratch_));
+      dw_quads_shape_ = simd::MakeDepthwiseQuadsShape(axes_[1], axes_[2]);
+      const int64_t bytes = dw_quads_ ? dw_quads_shape_.PlaneBytes() : 2 * depthwise_.PlanesSize();
+      WEBNX_RETURN_IF_ERROR(
+          Tensor::AllocateUninitialized(DType::kUint8, {ctx.threads() * bytes}, &dw_scratch_));
       return Tensor::AllocateUninitialized(DType::kInt32, {ctx.threads() * out_plane_}, &dw_sums_);
     }
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
@@ -241,17 +249,35 @@ class QuantizedConvKernel final : public Kernel {
     if (float_io()) Dequantize(ctx, sums, first_out, oc0, count);
   }
 
-  // Depthwise: each channel on its own (kernels/simd/dwconv_i8.h), channels split among threads.
+  // Depthwise: each channel on its own (kernels/simd/dwconv_quads.h on the relaxed dot, else
+  // kernels/simd/dwconv_i8.h), channels split among threads.
   void RunDepthwise(RunContext& ctx, const uint8_t* x, DType x_type, int32_t xz,
                     const int16_t* w_rows) {
     const int64_t kp = simd::PairedDepth(taps_), planes = depthwise_.PlanesSize();
+    const Tensor& w = ctx.input(in_.w);
+    std::vector<int32_t> zp_values;
+    const simd::ZeroPoints w_zp =
+        quant::ZeroPointsOf(ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr, &zp_values);
+    const bool unsigned_x = simd::EngineDot() == simd::DotKind::kUnsignedSecond;
     ctx.ParallelFor(batch_ * out_channels_, [&](int64_t task, int slot) {
-      int16_t* phase = dw_scratch_.ptr<int16_t>() + slot * planes;
       int32_t* sums = dw_sums_.ptr<int32_t>() + slot * out_plane_;
       const int64_t c = task % out_channels_;
       if (mode_ == ConvMode::kInteger) sums = ctx.output(0).ptr<int32_t>() + task * out_plane_;
-      simd::FillPhasePlanes(depthwise_, x + task * in_plane_, x_type, xz, phase);
-      simd::DepthwiseI16(depthwise_, phase, w_rows + c * kp, sums);
+#if WEBNX_HAS_DOT_I8
+      if (dw_quads_) {
+        uint8_t* padded = dw_scratch_.ptr<uint8_t>() + slot * dw_quads_shape_.PlaneBytes();
+        simd::DepthwiseQuads(dw_quads_shape_, x + task * in_plane_, x_type, xz,
+                             w.ptr<uint8_t>() + c * taps_, w.dtype, w_zp.at(c), unsigned_x, padded,
+                             sums);
+        Finish(ctx, sums, task, c, 1);
+        return;
+      }
+#endif
+      {
+        int16_t* phase = dw_scratch_.ptr<int16_t>() + slot * planes;
+        simd::FillPhasePlanes(depthwise_, x + task * in_plane_, x_type, xz, phase);
+        simd::DepthwiseI16(depthwise_, phase, w_rows + c * kp, sums);
+      }
       Finish(ctx, sums, task, c, 1);
     });
   }
@@ -331,6 +357,8 @@ class QuantizedConvKernel final : public Kernel {
   Tensor x_q_;                 // dynamic: the input quantized
   bool is_depthwise_ = false;  // one input channel per output channel, 1-D or 2-D
   simd::DepthwiseI8Shape depthwise_;
+  bool dw_quads_ = false;  // depthwise on the relaxed dot (kernels/simd/dwconv_quads.h)
+  simd::DepthwiseQuadsShape dw_quads_shape_;
   Tensor dw_scratch_, dw_sums_;  // per thread: a channel's phase planes and sums
   float x_scale_ = 1.f;          // dynamic: its scale, this run's
   Epilogue epilogue_;

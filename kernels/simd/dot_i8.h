@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "kernels/simd/vec.h"
 
 // The relaxed builds compile the dot; the native build emulates it (gtest checks both kinds);
@@ -29,6 +30,22 @@ enum class DotKind {
 
 // What this engine's relaxed dot computes (measured on the first call; kNone in plain builds).
 DotKind EngineDot();
+
+// The byte that turns 8-bit data of type `source` into the signedness the dot wants (xor), and
+// what that adds to its zero point: int8 v is uint8 v + 128 with its top bit flipped, and back.
+struct Flip {
+  uint8_t byte;
+  int32_t zero_point_shift;
+};
+inline Flip FlipInto(DType source, bool unsigned_target) {
+  if ((source == DType::kInt8) != unsigned_target) return {0, 0};
+  return {0x80, unsigned_target ? 128 : -128};
+}
+
+// int32 arithmetic modulo 2^32, as the dot's int32 sums wrap.
+inline int32_t WrapToInt32(int64_t v) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
 
 #if WEBNX_HAS_DOT_I8
 #ifdef __wasm_relaxed_simd__

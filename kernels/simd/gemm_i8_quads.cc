@@ -11,31 +11,16 @@
 namespace webnx::simd {
 namespace {
 
-// The byte that turns the source's 8-bit type into the target's (xor), and what that adds to
-// a zero point: int8 v is uint8 v + 128 with its top bit flipped, and back.
-struct Flip {
-  uint8_t byte;
-  int32_t zero_point_shift;
-};
-Flip FlipInto(DType source, bool unsigned_target) {
-  if ((source == DType::kInt8) != unsigned_target) return {0, 0};
-  return {0x80, unsigned_target ? 128 : -128};
-}
-
 // Sums of each 4-byte group of v, read as int8 or uint8.
 inline v128_t QuadSums(v128_t v, bool is_unsigned) {
   return is_unsigned ? wasm_u32x4_extadd_pairwise_u16x8(wasm_u16x8_extadd_pairwise_u8x16(v))
                      : wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(v));
 }
 
-inline int32_t Wrapping(int64_t v) {  // int32 arithmetic modulo 2^32, as the sums wrap
-  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
-}
-
 inline int32_t LaneSum(v128_t v) {
   int32_t lanes[4];
   wasm_v128_store(lanes, v);
-  return Wrapping(int64_t{lanes[0]} + lanes[1] + lanes[2] + lanes[3]);
+  return WrapToInt32(int64_t{lanes[0]} + lanes[1] + lanes[2] + lanes[3]);
 }
 
 // Four rows' 8 bytes from column n0 as two vectors of [column][4 k]: columns 0-3 and 4-7.
@@ -147,7 +132,7 @@ void PackRowsQuads(const void* src, DType dtype, int64_t rows, int64_t k, int64_
       sum += unsigned_rows ? out[i] : static_cast<int8_t>(out[i]);
     }
     std::memset(out + k, 0, kq - k);
-    const int32_t meta[2] = {Wrapping(sum), zero_points.at(r) + flip.zero_point_shift};
+    const int32_t meta[2] = {WrapToInt32(sum), zero_points.at(r) + flip.zero_point_shift};
     std::memcpy(out + kq, meta, sizeof(meta));
   }
 }
@@ -184,14 +169,14 @@ void PackPanelsQuads(const void* src_data, DType dtype, int64_t k, int64_t n, in
         const bool inside = c < cols && i < k;
         const uint8_t byte = inside ? src[i * stride + n0 + c] ^ flip.byte : 0;
         out[(i & ~int64_t{3}) * kI8PanelCols + c * 4 + (i & 3)] = byte;
-        column_sums[c] = Wrapping(int64_t{column_sums[c]} + static_cast<int8_t>(byte));
+        column_sums[c] = WrapToInt32(int64_t{column_sums[c]} + static_cast<int8_t>(byte));
       }
     }
     int32_t meta[2 * kI8PanelCols];
     for (int c = 0; c < kI8PanelCols; ++c) {
       const int32_t zw = c < cols ? zero_points.at(n0 + c) + flip.zero_point_shift : 0;
       meta[c] = zw;
-      meta[kI8PanelCols + c] = Wrapping(int64_t{column_sums[c]} - k * int64_t{zw});
+      meta[kI8PanelCols + c] = WrapToInt32(int64_t{column_sums[c]} - k * int64_t{zw});
     }
     std::memcpy(out + kq * kI8PanelCols, meta, sizeof(meta));
   }

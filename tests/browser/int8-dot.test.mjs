@@ -1,8 +1,8 @@
 // int8 products in Chromium: the relaxed build multiplies with the relaxed dot product exactly
 // where this engine's dot is exact for every 8-bit value (measured here by a module of its own),
-// and its integer outputs are bitwise the plain build's: ConvInteger and MatMulInteger with
-// uint8 and int8 operands, zero points per tensor and per channel, depths past the relaxed
-// kernel's depth block.
+// and its integer outputs are bitwise the plain build's: ConvInteger (dense and depthwise) and
+// MatMulInteger with uint8 and int8 operands, zero points per tensor and per channel, depths past
+// the relaxed GEMM's depth block.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, openPage, startServer } from './helpers.mjs';
@@ -29,9 +29,12 @@ const model = modelOf({
     ['ConvInteger', ['x', 'w', 'xz', 'wz'], ['conv'], [ints('pads', [1, 1, 1, 1])]],
     ['MatMulInteger', ['a', 'b', 'az', 'bz'], ['product']],
     ['MatMulInteger', ['a_signed', 'b_unsigned'], ['product_signs']],
+    ['ConvInteger', ['x', 'dw', 'xz', 'dwz'], ['depthwise'], [ints('pads', [1, 1, 1, 1]), int('group', C)]],
+    ['ConvInteger', ['x', 'dw'], ['depthwise_strided'], [ints('strides', [2, 2]), int('group', C)]],
   ],
   inputs: [['x', 'uint8', [1, C, H, W]], ['a', 'uint8', [M, K]], ['a_signed', 'int8', [M, K]]],
-  outputs: [['conv', 'int32', [1, OC, H, W]], ['product', 'int32', [M, N]], ['product_signs', 'int32', [M, N]]],
+  outputs: [['conv', 'int32', [1, OC, H, W]], ['product', 'int32', [M, N]], ['product_signs', 'int32', [M, N]],
+    ['depthwise', 'int32', [1, C, H, W]], ['depthwise_strided', 'int32', [1, C, 3, 2]]],
   initializers: [
     initializer('w', 'int8', [OC, C, 3, 3], ints8(rng, 'int8', OC * C * 9)),
     initializer('xz', 'uint8', [], [131]),
@@ -40,6 +43,8 @@ const model = modelOf({
     initializer('az', 'uint8', [], [7]),
     initializer('bz', 'int8', [N], bZeros),
     initializer('b_unsigned', 'uint8', [K, N], ints8(rng, 'uint8', K * N)),
+    initializer('dw', 'int8', [C, 1, 3, 3], ints8(rng, 'int8', C * 9)),
+    initializer('dwz', 'int8', [C], ints8(rng, 'int8', C)),
   ],
 });
 const feeds = {
@@ -81,7 +86,7 @@ test('the relaxed build takes the relaxed dot only where it is exact, with the p
   assert.equal(plain.int8Product, 'i16-dot');
   assert.equal(relaxed.int8Product, ['unsigned', 'signed'].includes(relaxed.dot) ? 'relaxed-dot' : 'i16-dot', `dot: ${relaxed.dot}`);
   console.log(`Chromium's relaxed dot: ${relaxed.dot}; the relaxed build multiplies int8 with ${relaxed.int8Product}`);
-  for (const name of ['conv', 'product', 'product_signs']) {
+  for (const name of ['conv', 'product', 'product_signs', 'depthwise', 'depthwise_strided']) {
     assert.equal(relaxed.outputs[name].length, plain.outputs[name].length);
     assert.deepEqual(relaxed.outputs[name], plain.outputs[name], name);
   }

@@ -1,0 +1,122 @@
+#include "kernels/simd/dwconv_quads.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace webnx::simd {
+namespace {
+
+constexpr int kOutputs = 4;     // per dot: one int32 lane each
+constexpr int64_t kSlack = 16;  // a 16-byte load from the last block's first column
+
+}  // namespace
+
+bool DepthwiseQuadsFits(const nn::WindowAxis& h, const nn::WindowAxis& w) {
+  return w.kernel <= 4 && (kOutputs - 1) * w.stride + (w.kernel - 1) * w.dilation < 16 &&
+         h.kernel <= 16;
+}
+
+DepthwiseQuadsShape MakeDepthwiseQuadsShape(const nn::WindowAxis& h, const nn::WindowAxis& w) {
+  DepthwiseQuadsShape s;
+  s.h = h, s.w = w;
+  s.padded_rows =
+      std::max((h.out - 1) * h.stride + (h.kernel - 1) * h.dilation + 1, h.pad_begin + h.in);
+  const int64_t blocks = (w.out + kOutputs - 1) / kOutputs * kOutputs;
+  s.padded_cols = std::max((blocks - kOutputs) * w.stride + kSlack, w.pad_begin + w.in);
+  return s;
+}
+
+}  // namespace webnx::simd
+
+#if WEBNX_HAS_DOT_I8
+namespace webnx::simd {
+namespace {
+
+// Lane j's four bytes after the shuffle: output j's taps of one kernel row. A tap past the
+// kernel's width reads any byte of the load (its weight and its `ones` byte are 0).
+v128_t TapShuffle(const nn::WindowAxis& w) {
+  uint8_t index[16];
+  for (int j = 0; j < kOutputs; ++j) {
+    for (int t = 0; t < 4; ++t) {
+      const int64_t tap = t < w.kernel ? t : 0;
+      index[4 * j + t] = static_cast<uint8_t>(j * w.stride + tap * w.dilation);
+    }
+  }
+  return wasm_v128_load(index);
+}
+
+// The channel's plane, flipped into the dot's signedness, inside a plane of its zero point.
+void FillPadded(const DepthwiseQuadsShape& s, const uint8_t* x, Flip flip, uint8_t pad,
+                uint8_t* padded) {
+  std::memset(padded, pad, s.PlaneBytes());
+  const v128_t flip_v = wasm_i8x16_splat(static_cast<int8_t>(flip.byte));
+  for (int64_t ih = 0; ih < s.h.in; ++ih) {
+    const uint8_t* src = x + ih * s.w.in;
+    uint8_t* dst = padded + (ih + s.h.pad_begin) * s.padded_cols + s.w.pad_begin;
+    int64_t i = 0;
+    WEBNX_NO_UNROLL
+    for (; i + 16 <= s.w.in; i += 16) {
+      wasm_v128_store(dst + i, wasm_v128_xor(wasm_v128_load(src + i), flip_v));
+    }
+    WEBNX_PLAIN_LOOP
+    for (; i < s.w.in; ++i) dst[i] = src[i] ^ flip.byte;
+  }
+}
+
+}  // namespace
+
+void DepthwiseQuads(const DepthwiseQuadsShape& s, const uint8_t* x, DType x_type, int32_t zx,
+                    const uint8_t* weights, DType w_type, int32_t zw, bool unsigned_x,
+                    uint8_t* padded, int32_t* out) {
+  const Flip x_flip = FlipInto(x_type, unsigned_x), w_flip = FlipInto(w_type, false);
+  const int32_t x_zero = zx + x_flip.zero_point_shift, w_zero = zw + w_flip.zero_point_shift;
+  FillPadded(s, x, x_flip, static_cast<uint8_t>(x_zero), padded);
+  // Each kernel row's weights as one lane's bytes (int8, zeros past the width), and their sum.
+  const int rows = static_cast<int>(s.h.kernel), width = static_cast<int>(s.w.kernel);
+  v128_t row_weights[16];
+  int64_t weight_sum = 0;
+  for (int kh = 0; kh < rows; ++kh) {
+    int8_t lane[4] = {0, 0, 0, 0};
+    for (int t = 0; t < width; ++t) {
+      lane[t] = static_cast<int8_t>(weights[kh * width + t] ^ w_flip.byte);
+      weight_sum += lane[t];
+    }
+    int32_t packed;
+    std::memcpy(&packed, lane, sizeof(packed));
+    row_weights[kh] = wasm_i32x4_splat(packed);
+  }
+  const int8_t ones_lane[4] = {1, width > 1, width > 2, width > 3};
+  int32_t ones_packed;
+  std::memcpy(&ones_packed, ones_lane, sizeof(ones_packed));
+  const v128_t ones = wasm_i32x4_splat(ones_packed), shuffle = TapShuffle(s.w);
+  const int64_t taps = int64_t{rows} * width;
+  const v128_t constant =
+      wasm_i32x4_splat(WrapToInt32(taps * x_zero * int64_t{w_zero} - int64_t{x_zero} * weight_sum));
+  const v128_t w_zero_v = wasm_i32x4_splat(w_zero);
+  const int64_t row_step = s.h.dilation * s.padded_cols;
+  for (int64_t oh = 0; oh < s.h.out; ++oh) {
+    const uint8_t* row = padded + oh * s.h.stride * s.padded_cols;
+    for (int64_t ow = 0; ow < s.w.out; ow += kOutputs) {
+      const uint8_t* base = row + ow * s.w.stride;
+      v128_t acc = wasm_i32x4_splat(0), sums = acc;
+      for (int kh = 0; kh < rows; ++kh) {
+        const v128_t taps_v = wasm_i8x16_swizzle(wasm_v128_load(base + kh * row_step), shuffle);
+        acc = DotAdd(row_weights[kh], taps_v, acc);
+        if (w_zero != 0) sums = DotAdd(ones, taps_v, sums);
+      }
+      acc = wasm_i32x4_add(acc, constant);
+      if (w_zero != 0) acc = wasm_i32x4_sub(acc, wasm_i32x4_mul(w_zero_v, sums));
+      int32_t* dst = out + oh * s.w.out + ow;
+      if (ow + kOutputs <= s.w.out) {
+        wasm_v128_store(dst, acc);
+      } else {
+        int32_t lanes[kOutputs];
+        wasm_v128_store(lanes, acc);
+        std::memcpy(dst, lanes, sizeof(int32_t) * (s.w.out - ow));
+      }
+    }
+  }
+}
+
+}  // namespace webnx::simd
+#endif
