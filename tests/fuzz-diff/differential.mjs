@@ -189,9 +189,10 @@ function webnxIsCloser(node, alone, feeds, got, want) {
   const reference = FLOAT64_REFERENCES[node.opType];
   if (!reference) return false;
   const values = new Map(feeds.map((f) => [f.name, f.data]));
-  for (const t of alone.graph.initializer) values.set(t.name, t.floatData);
+  // Float constants only (an integer one, like DFT's axis, is the reference's attribute).
+  for (const t of alone.graph.initializer) if (t.floatData) values.set(t.name, t.floatData);
   for (const n of alone.graph.node) {
-    if (n.opType === 'Constant') values.set(n.output[0], n.attribute[0].t.floatData);
+    if (n.opType === 'Constant' && n.attribute[0].t.floatData) values.set(n.output[0], n.attribute[0].t.floatData);
   }
   const attrs = Object.fromEntries((node.attribute ?? []).map((a) => [a.name, a.f ?? (a.ints ? a.ints.map(Number) : Number(a.i))]));
   const x = feeds.find((f) => f.name === node.input[0]);
