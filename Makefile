@@ -171,6 +171,8 @@ bench: wasm wasm-mt wasm-relaxed wasm-relaxed-mt models quant-models
 	node bench/field.mjs --models $(MODELS)
 	@echo "== in headless Chromium (web/bench.html): zoo and field models, 1 thread"
 	node bench/chromium.mjs
+	@echo "== int8 in headless Chromium: the relaxed build (relaxed dot where exact) beside the plain one, 1 thread"
+	node bench/chromium.mjs --models mobilenet_v2,quant/mobilenet_v2_dynamic,quant/mobilenet_v2_qdq,resnet18,quant/resnet18_dynamic,quant/resnet18_qdq
 	@echo "== NHWC exports against the NCHW export (transposes folded at load, 1 thread)"
 	node bench/nhwc.mjs --models $(MODELS)
 	@echo "== webnx's cold load from bytes, a path and a URL (1 thread)"

@@ -4,7 +4,10 @@
 // build Chromium picks; simd: the plain one), each beside onnxruntime-web. Prints the medians and
 // ratios side by side.
 //
-// usage: node bench/chromium.mjs [--models mobilenet_v2,field/lstm2,...] [--runs 20] [--warmup 3]
+// quant/<name> times a file of `make quant-models` (its outputs compared with onnxruntime-web's
+// on the same file).
+//
+// usage: node bench/chromium.mjs [--models mobilenet_v2,field/lstm2,quant/resnet18_qdq,...] [--runs 20] [--warmup 3]
 //                                [--threads 1] [--simd auto,simd]
 import { launchBrowser, openPage, startServer } from '../tests/browser/helpers.mjs';
 import { option } from './common.mjs';

@@ -3,7 +3,8 @@
 // block of their own, the other runtime released or not yet loaded (a thread pool that spins
 // after its run would steal the other's cores).
 // URL parameters: ?models=a,b&runs=10&warmup=2&threads=1&autorun=1; field/<name> times a model
-// of bench/field-models.mjs (build/models/field) on its own feeds; simd=simd times webnx's plain
+// of bench/field-models.mjs (build/models/field) on its own feeds, quant/<name> a quantized file
+// of `make quant-models` on the zoo image; simd=simd times webnx's plain
 // build where the engine would pick the relaxed one (env.simd).
 import { FIELD_MODELS, fieldFeeds } from '../bench/field-models.mjs';
 import { InferenceSession, Tensor, env } from '../js/index.mjs';
@@ -60,7 +61,8 @@ async function availableModels() {
   const listed = await fetch('../models/index.json').then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (!listed) return wanted;
   const names = new Set(listed.map((m) => m.name));
-  return wanted.filter((m) => names.has(`${m}.onnx`) || FIELD_MODELS[fieldName(m)]);
+  // quant/<name>: a file of `make quant-models`, which index.json does not list.
+  return wanted.filter((m) => names.has(`${m}.onnx`) || FIELD_MODELS[fieldName(m)] || m.startsWith('quant/'));
 }
 
 const fieldName = (model) => (model.startsWith('field/') ? model.slice('field/'.length) : null);
