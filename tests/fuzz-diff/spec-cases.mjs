@@ -58,7 +58,31 @@ const CASES = [
     note: 'MeanVarianceNormalization of constant planes: (x - mean) / (sqrt(0) + 1e-9) = 0 (float64, variance about the ' +
       "mean); onnxruntime 1.30 follows the spec's E[x^2] - E[x]^2, which goes negative in float32: NaN.",
     expect: (data, dims) => ({ type: 'float32', dims, data: Float32Array.from(float64Mvn([Array.from(data)], dims, { axes: [2, 3] })) }) },
+  // From fuzz-diff seed 21002055 (minimized): one row of 3 points, corners aligned.
+  { name: 'spec-affinegrid-align-corners-size-1', op: 'AffineGrid', opset: 20, dims: [2, 2, 3], attrs: { align_corners: 1 },
+    constants: [{ name: 'size', dims: [4], dataType: 7, int64Data: ['2', '1', '1', '3'] }],
+    note: 'AffineGrid with align_corners 1 over an axis of size 1: the ONNX reference implementation (arange from -1 by ' +
+      '2 / 0) puts its one point at -1; onnxruntime 1.30 at +1.',
+    expect: (theta) => ({ type: 'float32', dims: [2, 1, 3, 2], data: specAffineGrid2d(theta, [2, 1, 1, 3]) }) },
 ].map((c) => ({ expect: pool(c.op, c.attrs), ...c }));
+
+// AffineGrid in 2-D with align_corners 1, as the ONNX reference builds the base grid: an axis of
+// size n is -1 + 2 i / (n - 1), and -1 alone when n is 1.
+function specAffineGrid2d(theta, [n, , h, w]) {
+  const at = (size, i) => (size > 1 ? -1 + (2 * i) / (size - 1) : -1);
+  const out = new Float32Array(n * h * w * 2);
+  for (let b = 0; b < n; b++) {
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        for (let j = 0; j < 2; j++) {
+          const t = (k) => theta[b * 6 + j * 3 + k];
+          out[((b * h + y) * w + x) * 2 + j] = t(0) * at(w, x) + t(1) * at(h, y) + t(2);
+        }
+      }
+    }
+  }
+  return out;
+}
 
 function doc({ op, opset, dims, attrs, floatAttrs = {}, constants = [], outType = 1 }) {
   const shape = (ds) => ({ dim: ds.map((d) => (d === 'N' ? { dimParam: 'N' } : { dimValue: String(d) })) });
