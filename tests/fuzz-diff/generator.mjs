@@ -104,7 +104,7 @@ export class GraphBuilder {
 
 const valueInfo = (name, dims) => ({
   name,
-  type: { tensorType: { elemType: 1, shape: { dim: dims.map((d) => (d === 'N' ? { dimParam: 'N' } : { dimValue: String(d) })) } } },
+  type: { tensorType: { elemType: 1, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: String(d) })) } } },
 });
 
 function graphInputs(rng) {

@@ -24,7 +24,7 @@ export function pruneTo(doc, outputs, shapes) {
 function shapeOf(shapes, name) {
   const dims = shapes?.get(name);
   if (!dims) return {};
-  return { shape: { dim: dims.map((d) => (d === 'N' ? { dimParam: 'N' } : { dimValue: String(d) })) } };
+  return { shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: String(d) })) } };
 }
 
 // Nodes one of whose inputs has the node's output shape: readers can take that input instead.

@@ -3,7 +3,7 @@
 // Col2Im (a 3-D value's columns folded into images), MaxUnpool (of MaxPool's values and
 // indices), ReverseSequence (over two fixed axes moved to the front), and the two losses
 // (labels: the ArgMin of the scores over classes).
-import { allFixed, hasZero, is4d, numel, typed } from './ops-common.mjs';
+import { allFixed, hasZero, is4d, isInput, typed } from './ops-common.mjs';
 
 const INT64 = 7;
 
@@ -90,14 +90,16 @@ const reverseSequence = {
   },
 };
 
-// Scores [N, C, ...] against labels ArgMin over C; reduction none, sum or mean (weights and
-// ignore_index now and then; never mean with ignore_index, which can leave nothing to average).
+// Scores [N, C, ...] (a graph input) against labels ArgMin over C; reduction none, sum or mean
+// (weights and ignore_index now and then; never mean with ignore_index, which can leave nothing
+// to average).
 function loss(name) {
   return {
     name, since: 12,
     build(b, x) {
       const dims = b.shapes.get(x);
-      if (dims.length < 2 || !allFixed(dims.slice(1)) || hasZero(dims) || numel(dims.slice(1)) > 512) return null;
+      // Graph inputs only: labels from computed scores flip where two classes tie to the last bit.
+      if (!isInput(b, x) || dims.length < 2 || !allFixed(dims.slice(1)) || hasZero(dims)) return null;
       const classes = dims[1];
       const labels = typed(b, b.node('ArgMin', [x], [dims[0], ...dims.slice(2)], { axis: 1, keepdims: 0 }), INT64);
       const reduction = b.rng.pick(['none', 'sum', 'mean']);

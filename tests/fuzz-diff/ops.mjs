@@ -11,6 +11,7 @@ import { QUANT_OPS } from './ops-quant.mjs';
 import { EXTRA_OPS, INDEX_OPS, SIGNAL_OPS } from './ops-extra.mjs';
 import { RECURRENT_OPS } from './ops-recurrent.mjs';
 import { SPATIAL_OPS } from './ops-spatial.mjs';
+import { SELECT_OPS } from './ops-select.mjs';
 
 const conv = {
   name: 'Conv', since: 7,
@@ -245,5 +246,5 @@ export const OPS = [
   reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
   unsqueeze, squeeze, clip,
   ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS, ...FLOAT64_OPS, ...QUANT_OPS, ...EXTRA_OPS, ...INDEX_OPS, ...SIGNAL_OPS,
-  ...RECURRENT_OPS, ...SPATIAL_OPS,
+  ...RECURRENT_OPS, ...SPATIAL_OPS, ...SELECT_OPS,
 ];
