@@ -6,7 +6,7 @@
 import { OPS } from './ops.mjs';
 
 export const MIN_OPSET = 7;
-export const MAX_OPSET = 21;
+export const MAX_OPSET = 23;
 
 // A small deterministic generator (xorshift32): the same seed gives the same graph.
 export class Rng {

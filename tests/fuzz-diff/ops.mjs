@@ -13,6 +13,7 @@ import { RECURRENT_OPS } from './ops-recurrent.mjs';
 import { SPATIAL_OPS } from './ops-spatial.mjs';
 import { SELECT_OPS } from './ops-select.mjs';
 import { CONTROL_OPS } from './ops-control.mjs';
+import { ATTENTION_OPS } from './ops-attention.mjs';
 
 const conv = {
   name: 'Conv', since: 7,
@@ -247,5 +248,5 @@ export const OPS = [
   reduce('ReduceMean', 18), reduce('ReduceSum', 13), reduce('ReduceMax', 18),
   unsqueeze, squeeze, clip,
   ...SHAPE_OPS, ...MATH_OPS, ...MORE_OPS, ...FLOAT64_OPS, ...QUANT_OPS, ...EXTRA_OPS, ...INDEX_OPS, ...SIGNAL_OPS,
-  ...RECURRENT_OPS, ...SPATIAL_OPS, ...SELECT_OPS, ...CONTROL_OPS,
+  ...RECURRENT_OPS, ...SPATIAL_OPS, ...SELECT_OPS, ...CONTROL_OPS, ...ATTENTION_OPS,
 ];
