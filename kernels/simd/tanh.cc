@@ -31,7 +31,7 @@ inline f32x4 TanhVec(f32x4 x, f32x4 e) {
   f32x4 p = Splat(kSeries[5]);
   for (int i = 4; i >= 0; --i) p = Add(Mul(p, x2), Splat(kSeries[i]));
   const f32x4 near = Add(x, Mul(Mul(x, x2), p));
-  return wasm_v128_bitselect(near, far, wasm_f32x4_lt(magnitude, Splat(kSeriesBound)));
+  return Select(wasm_f32x4_lt(magnitude, Splat(kSeriesBound)), near, far);
 }
 
 }  // namespace

@@ -71,6 +71,18 @@ inline f32x4 PMax(f32x4 a, f32x4 b) {
 inline f32x4 PMin(f32x4 a, f32x4 b) {
   return wasm_f32x4_pmin(a, b);
 }
+// Per lane, a where `mask` (a comparison's result: each lane all ones or all zeros) is set, else
+// b. Relaxed builds: one i32x4.relaxed_laneselect (blendvps on x86, where bitselect is three
+// instructions), exact for such masks.
+inline f32x4 Select(v128_t mask, f32x4 a, f32x4 b) {
+#ifdef __wasm_relaxed_simd__
+  using i32x4 = int __attribute__((vector_size(16)));
+  return reinterpret_cast<f32x4>(__builtin_wasm_relaxed_laneselect_i32x4(
+      reinterpret_cast<i32x4>(a), reinterpret_cast<i32x4>(b), reinterpret_cast<i32x4>(mask)));
+#else
+  return wasm_v128_bitselect(a, b, mask);
+#endif
+}
 // Clamps to [lo, hi] the way the scalar epilogue does: min(max(v, lo), hi).
 inline f32x4 Clamp(f32x4 v, f32x4 lo, f32x4 hi) {
   return PMin(hi, PMax(lo, v));

@@ -77,6 +77,26 @@ return { backend: env.backend, data: Array.from(out[s.outputNames[0]].data) };`;
   assert.ok(relaxed.data.some((v, i) => v !== plain.data[i]), 'no output moved: the relaxed build did not fuse');
 });
 
+test('the recurrent models (fused multiply-adds, the relaxed lane select in tanh) stay within 1e-4 of the plain build', async () => {
+  const field = JSON.stringify(pathToFileURL(`${repoRoot}/bench/field-models.mjs`).href);
+  const body = `const { fieldFeeds } = await import(${field});
+const outputs = {};
+for (const name of ['lstm2', 'gru_bi', 'vad']) {
+  const s = await InferenceSession.create(${JSON.stringify(`${path.resolve(modelsDir)}/field/`)} + name + '.onnx', { numThreads: 1 });
+  const out = await s.run(fieldFeeds(name, Tensor));
+  outputs[name] = Array.from(out[s.outputNames[0]].data);
+  await s.release();
+}
+return { backend: env.backend, outputs };`;
+  const relaxed = await fresh([RELAXED_FLAG], undefined, body);
+  const plain = await fresh([RELAXED_FLAG], 'simd', body);
+  assert.equal(relaxed.backend, 'wasm-relaxed');
+  for (const name of Object.keys(plain.outputs)) {
+    const err = relativeMaxError(relaxed.outputs[name], plain.outputs[name]);
+    assert.ok(err <= TOLERANCE, `${name}: relaxed vs plain ${err}`);
+  }
+});
+
 test('without relaxed SIMD, the plain builds load; forcing relaxed is UnsupportedFeature, and a bad env.simd InvalidArgument', async () => {
   const body = `const file = ${JSON.stringify(`${repoRoot}/examples/digits/digits_mobilenet.onnx`)};
 const backends = [];
