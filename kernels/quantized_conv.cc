@@ -249,11 +249,26 @@ class QuantizedConvKernel final : public Kernel {
     if (float_io()) Dequantize(ctx, sums, first_out, oc0, count);
   }
 
-  // Depthwise: each channel on its own (kernels/simd/dwconv_quads.h on the relaxed dot, else
-  // kernels/simd/dwconv_i8.h), channels split among threads.
+  // Depthwise: each channel on its own (kernels/simd/dwconv_i8.h), channels split among threads.
   void RunDepthwise(RunContext& ctx, const uint8_t* x, DType x_type, int32_t xz,
                     const int16_t* w_rows) {
+    if (dw_quads_) return RunDepthwiseOnDot(ctx, x, x_type, xz);
     const int64_t kp = simd::PairedDepth(taps_), planes = depthwise_.PlanesSize();
+    ctx.ParallelFor(batch_ * out_channels_, [&](int64_t task, int slot) {
+      int16_t* phase = dw_scratch_.ptr<int16_t>() + slot * planes;
+      int32_t* sums = dw_sums_.ptr<int32_t>() + slot * out_plane_;
+      const int64_t c = task % out_channels_;
+      if (mode_ == ConvMode::kInteger) sums = ctx.output(0).ptr<int32_t>() + task * out_plane_;
+      simd::FillPhasePlanes(depthwise_, x + task * in_plane_, x_type, xz, phase);
+      simd::DepthwiseI16(depthwise_, phase, w_rows + c * kp, sums);
+      Finish(ctx, sums, task, c, 1);
+    });
+  }
+
+  // The same on the relaxed dot (kernels/simd/dwconv_quads.h), reading the weights as they are
+  // (dw_quads_ is only set in builds that have the dot).
+  void RunDepthwiseOnDot(RunContext& ctx, const uint8_t* x, DType x_type, int32_t xz) {
+#if WEBNX_HAS_DOT_I8
     const Tensor& w = ctx.input(in_.w);
     std::vector<int32_t> zp_values;
     const simd::ZeroPoints w_zp =
@@ -263,23 +278,13 @@ class QuantizedConvKernel final : public Kernel {
       int32_t* sums = dw_sums_.ptr<int32_t>() + slot * out_plane_;
       const int64_t c = task % out_channels_;
       if (mode_ == ConvMode::kInteger) sums = ctx.output(0).ptr<int32_t>() + task * out_plane_;
-#if WEBNX_HAS_DOT_I8
-      if (dw_quads_) {
-        uint8_t* padded = dw_scratch_.ptr<uint8_t>() + slot * dw_quads_shape_.PlaneBytes();
-        simd::DepthwiseQuads(dw_quads_shape_, x + task * in_plane_, x_type, xz,
-                             w.ptr<uint8_t>() + c * taps_, w.dtype, w_zp.at(c), unsigned_x, padded,
-                             sums);
-        Finish(ctx, sums, task, c, 1);
-        return;
-      }
-#endif
-      {
-        int16_t* phase = dw_scratch_.ptr<int16_t>() + slot * planes;
-        simd::FillPhasePlanes(depthwise_, x + task * in_plane_, x_type, xz, phase);
-        simd::DepthwiseI16(depthwise_, phase, w_rows + c * kp, sums);
-      }
+      uint8_t* padded = dw_scratch_.ptr<uint8_t>() + slot * dw_quads_shape_.PlaneBytes();
+      simd::DepthwiseQuads(dw_quads_shape_, x + task * in_plane_, x_type, xz,
+                           w.ptr<uint8_t>() + c * taps_, w.dtype, w_zp.at(c), unsigned_x, padded,
+                           sums);
       Finish(ctx, sums, task, c, 1);
     });
+#endif
   }
 
   // One group's input (`channels` planes from x) as the GEMM's panels.
