@@ -640,5 +640,42 @@ TEST(ShapeOrder, SharedElementLoopsAndQdqProductsOverChangingBatches) {
   ExpectOrderFree(mb.Bytes(), Batches({k}));
 }
 
+// The int8 kernels on the relaxed dot (natively emulated) over changing planes: a QDQ depthwise
+// conv and a QDQ 1x1 conv after it (quads GEMM, depthwise quads, per-channel weights), and an
+// integer depthwise conv with strides and per-channel weight zero points.
+TEST(ShapeOrder, Int8KernelsOnTheRelaxedDotOverChangingPlanes) {
+  constexpr int64_t c = 4, m = 5;
+  ModelBuilder mb(13);
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  mb.FloatInit("s", {}, {0.02f});
+  RawInit<uint8_t>(mb, "z", kOnnxUint8, {}, {120});
+  std::vector<int8_t> dw(c * 9), pw(m * c);
+  for (size_t i = 0; i < dw.size(); ++i)
+    dw[i] = static_cast<int8_t>(static_cast<int>(i * 53 % 255) - 127);
+  for (size_t i = 0; i < pw.size(); ++i)
+    pw[i] = static_cast<int8_t>(static_cast<int>(i * 71 % 255) - 127);
+  RawInit<int8_t>(mb, "Wdw", 3, {c, 1, 3, 3}, dw);
+  RawInit<int8_t>(mb, "Wpw", 3, {m, c, 1, 1}, pw);
+  mb.FloatInit("sdw", {c}, {0.01f, 0.02f, 0.015f, 0.005f});
+  mb.FloatInit("spw", {m}, {0.01f, 0.02f, 0.015f, 0.005f, 0.03f});
+  RawInit<int8_t>(mb, "zdw", 3, {c}, std::vector<int8_t>(c, 0));
+  RawInit<int8_t>(mb, "zpw", 3, {m}, std::vector<int8_t>(m, 0));
+  RawInit<int8_t>(mb, "zci", 3, {c}, {3, -7, 0, 11});
+  mb.Node("QuantizeLinear", {"X", "s", "z"}, {"Q"}, "quantize");
+  mb.Node("DequantizeLinear", {"Q", "s", "z"}, {"Xd"}, "dequantize");
+  mb.Node("DequantizeLinear", {"Wdw", "sdw", "zdw"}, {"Wdwd"}, "dequantize_dw").Int("axis", 0);
+  mb.Node("Conv", {"Xd", "Wdwd"}, {"D"}, "depthwise").Int("group", c).Ints("pads", {1, 1, 1, 1});
+  mb.Node("QuantizeLinear", {"D", "s", "z"}, {"Q2"}, "quantize_2");
+  mb.Node("DequantizeLinear", {"Q2", "s", "z"}, {"Dd"}, "dequantize_2");
+  mb.Node("DequantizeLinear", {"Wpw", "spw", "zpw"}, {"Wpwd"}, "dequantize_pw").Int("axis", 0);
+  mb.Node("Conv", {"Dd", "Wpwd"}, {"P"}, "pointwise");
+  mb.Node("ConvInteger", {"Q", "Wdw", "z", "zci"}, {"CI"}, "conv_integer")
+      .Int("group", c)
+      .Ints("strides", {2, 2});
+  mb.Output("P", kOnnxFloat, {"N", m, "H", "W"});
+  mb.Output("CI", 6, {"N", c, "Ho", "Wo"});
+  ExpectOrderFree(mb.Bytes(), Planes(c));
+}
+
 }  // namespace
 }  // namespace webnx::testing
