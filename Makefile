@@ -177,6 +177,8 @@ bench: wasm wasm-mt wasm-relaxed wasm-relaxed-mt models quant-models
 	node bench/nhwc.mjs --models $(MODELS)
 	@echo "== webnx's cold load from bytes, a path and a URL (1 thread)"
 	node bench/load-sources.mjs --models $(MODELS) --reps 3
+	@echo "== the FMA peak and GEMM tile shapes for the relaxed builds (Node and Chromium, 1 thread)"
+	node bench/fma/run.mjs
 
 # libFuzzer targets under ASan + UBSan (clang-14), FUZZ_SECONDS each; not part of make test.
 FUZZ := $(BUILD)/fuzz
