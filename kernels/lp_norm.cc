@@ -45,9 +45,13 @@ class LpNormKernel final : public Kernel {
           const double v = x[base + k * inner_];
           norm += p_ == 1 ? std::fabs(v) : v * v;
         }
+        // Divided in double and rounded once: x / |x| is exactly +-1 (a float scale 1 / length
+        // is not, and overflows to infinity for a length below float's smallest normal).
         const double length = p_ == 1 ? norm : std::sqrt(norm);
-        const float scale = length == 0 ? 0.f : static_cast<float>(1.0 / length);
-        for (int64_t k = 0; k < extent_; ++k) y[base + k * inner_] = x[base + k * inner_] * scale;
+        for (int64_t k = 0; k < extent_; ++k) {
+          const int64_t at = base + k * inner_;
+          y[at] = length == 0 ? 0.f : static_cast<float>(x[at] / length);
+        }
       }
     }
     return Status::Ok();

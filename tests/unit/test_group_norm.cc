@@ -79,6 +79,20 @@ TEST(LpNorm, L1AndL2AlongEitherAxis) {
             ErrorCode::kMalformedModel);
 }
 
+// x / |x| is exactly +-1 (fuzz-diff seed 22066031: a float scale 1 / |x| made 0.99999994, and a
+// MaxPool after it picked another of the "equal" values than onnxruntime), and a norm below
+// float's smallest normal does not overflow the division (seed 22100624: -inf, not -1).
+TEST(LpNorm, UnitsAreExactAndTinyNormsDoNotOverflow) {
+  const Tensor x = MakeFloat({1, 4}, {0.3f, -0.7f, 1e-40f, -3e-39f});
+  const Tensor l1 = RunOk("LpNormalization", 22, {x}, {{"axis", IntAttr(0)}, {"p", IntAttr(1)}});
+  EXPECT_EQ(std::vector<float>(l1.ptr<float>(), l1.ptr<float>() + 4),
+            (std::vector<float>{1, -1, 1, -1}));
+  const Tensor tiny = MakeFloat({2}, {-1e-40f, 0});
+  const Tensor l2 = RunOk("LpNormalization", 22, {tiny}, {{"axis", IntAttr(0)}});
+  EXPECT_EQ(l2.ptr<float>()[0], -1.f);
+  EXPECT_EQ(l2.ptr<float>()[1], 0.f);
+}
+
 // Statistics over `axes` of a [2, 3, 4] tensor, for each kept position.
 void ExpectMvn(const Tensor& x, const Tensor& y, const std::vector<bool>& reduced) {
   for (int64_t i = 0; i < x.numel(); ++i) {
