@@ -7,6 +7,8 @@ import { onnxJsonToOnnx } from '../../js/convert.mjs';
 import { Rng, numel } from './generator.mjs';
 import { FLOAT64_REFERENCES } from './spec-reference.mjs';
 
+const BOOL = 9;  // ONNX's data type
+
 // Per dtype: |webnx - onnxruntime| <= abs * max(1, max |onnxruntime|) + rel * |onnxruntime|.
 // float32 results differ in summation order (and SIMD vs scalar paths), never by more.
 export const TOLERANCES = {
@@ -65,7 +67,7 @@ async function runOrt(bytes, feedSets) {
   }
   const results = [];
   for (const feeds of feedSets) {
-    const inputs = Object.fromEntries(feeds.map((f) => [f.name, new ort.Tensor('float32', f.data, f.dims)]));
+    const inputs = Object.fromEntries(feeds.map((f) => [f.name, new ort.Tensor(f.type ?? 'float32', f.data, f.dims)]));
     try {
       const out = await session.run(inputs);
       results.push(Object.fromEntries(session.outputNames.map((name) => [name, { type: out[name].type, dims: [...out[name].dims], data: out[name].data }])));
@@ -82,7 +84,7 @@ async function runWebnx(bytes, feedSets, threads) {
   try {
     const results = [];
     for (const feeds of feedSets) {
-      const out = await session.run(Object.fromEntries(feeds.map((f) => [f.name, new Tensor('float32', f.data, f.dims)])));
+      const out = await session.run(Object.fromEntries(feeds.map((f) => [f.name, new Tensor(f.type ?? 'float32', f.data, f.dims)])));
       results.push(Object.fromEntries(Object.entries(out).map(([name, t]) => [name, { type: t.type, dims: t.dims, data: t.data }])));
     }
     return results;
@@ -129,6 +131,18 @@ function doubleValues(nodes) {
 // onnxruntime's values of its inputs, in both runtimes. A node that agrees there only passed on
 // its inputs' last-bit differences, grown by an ill-conditioned op (a normalization of nearly
 // equal values, say): that is rounding, not a wrong answer.
+// The values a node's subgraphs (If, Loop, Scan) read from the graphs around them.
+function capturedInputs(node) {
+  const captured = [];
+  for (const graph of (node.attribute ?? []).map((a) => a.g).filter(Boolean)) {
+    const local = new Set([...(graph.input ?? []).map((i) => i.name), ...(graph.initializer ?? []).map((t) => t.name),
+      ...graph.node.flatMap((n) => n.output)]);
+    for (const n of graph.node) captured.push(...nodeInputs(n).filter((i) => i && !local.has(i)));
+  }
+  return captured;
+}
+const nodeInputs = (node) => [...node.input, ...capturedInputs(node)];
+
 export async function localize(c, batch, threads) {
   const feeds = feedsFor(c, batch, 0);
   const g = c.doc.graph;
@@ -152,19 +166,24 @@ export async function localize(c, batch, threads) {
   if (quantized && c.types?.has(quantized) && compareOutputs({ q: got[quantized] }, { q: want[quantized] }) === null) {
     return { node, value: first, differsAlone: null, why: `its 8-bit input '${quantized}' agrees within one unit` };
   }
-  // The node alone: its computed inputs become graph inputs holding onnxruntime's values.
+  // The node alone: its computed inputs (a control-flow node's: those its subgraphs read from
+  // the outer graph too) become graph inputs holding onnxruntime's values.
   const constants = new Set([...g.initializer.map((t) => t.name), ...g.node.filter((n) => n.opType === 'Constant').flatMap((n) => n.output)]);
-  const inputs = [...new Set(node.input.filter((i) => i && !constants.has(i)))];
+  const reads = nodeInputs(node);
+  const inputs = [...new Set(reads.filter((i) => i && !constants.has(i)))];
   const known = Object.fromEntries(feeds.map((f) => [f.name, f]));
-  // Inputs that are not float32 (a comparison's bool, an island's integers): no localization then.
-  if (inputs.some((i) => (!known[i] && !want[i]) || c.types?.has(i))) return null;
-  const singleFeeds = inputs.map((i) => known[i] ?? { name: i, dims: want[i].dims, data: want[i].data });
+  // Inputs that are not float32 or bool (an island's integers): no localization then. A bool (a
+  // control-flow node's condition) is fed as onnxruntime computed it.
+  const fed = (i) => !c.types?.has(i) || c.types.get(i) === BOOL;
+  if (inputs.some((i) => (!known[i] && !want[i]) || !fed(i))) return null;
+  const singleFeeds = inputs.map((i) => known[i] ??
+    { name: i, dims: want[i].dims, data: want[i].data, ...(c.types?.has(i) ? { type: 'bool' } : {}) });
   const alone = {
     ...c.doc,
     graph: {
-      name: 'alone', node: [...g.node.filter((n) => n.opType === 'Constant' && n.output.some((o) => node.input.includes(o))), node],
-      initializer: g.initializer.filter((t) => node.input.includes(t.name)),
-      input: singleFeeds.map((f) => ({ name: f.name, type: { tensorType: { elemType: 1, shape: { dim: f.dims.map((d) => ({ dimValue: String(d) })) } } } })),
+      name: 'alone', node: [...g.node.filter((n) => n.opType === 'Constant' && n.output.some((o) => reads.includes(o))), node],
+      initializer: g.initializer.filter((t) => reads.includes(t.name)),
+      input: singleFeeds.map((f) => ({ name: f.name, type: { tensorType: { elemType: f.type === 'bool' ? BOOL : 1, shape: { dim: f.dims.map((d) => ({ dimValue: String(d) })) } } } })),
       output: node.output.filter((o) => o).map(valueInfo),
     },
   };

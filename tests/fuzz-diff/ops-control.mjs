@@ -2,7 +2,7 @@
 // each branch a short chain of elementwise ops on a value of the outer graph), Loop (a state
 // updated 1-4 times from itself and an outer value, its per-iteration values stacked now and
 // then) and Scan (a running state over the first axis of a value, every step's state stacked).
-import { allFixed, hasZero } from './ops-common.mjs';
+import { allFixed, hasZero, typed } from './ops-common.mjs';
 
 const FLOAT = 1;
 const INT64 = 7;
@@ -42,7 +42,7 @@ const ifOp = {
     const dims = b.shapes.get(x);
     if (hasZero(dims) || hasZero(b.shapes.get('x0'))) return null;
     const sum = b.node('ReduceSum', ['x0'], [], { keepdims: 0 });
-    const cond = b.node('Greater', [sum, b.constant([], [b.rng.pick([-2, -0.5, 0.5, 2])])], []);
+    const cond = typed(b, b.node('Greater', [sum, b.constant([], [b.rng.pick([-2, -0.5, 0.5, 2])])], []), BOOL);
     const branch = (label) => {
       const nodes = [];
       const out = chain(b, nodes, x);
@@ -75,7 +75,7 @@ const loop = {
     const body = { name: b.name('body'), node: nodes,
       input: [info(iteration, INT64, []), info(condIn, BOOL, []), info(state, FLOAT, dims)], output: outputs };
     const tripCount = b.constant([], [trips], 'int');
-    const cond = b.rng.chance(0.5) ? b.node('Greater', [tripCount, b.constant([], [0], 'int')], []) : '';
+    const cond = b.rng.chance(0.5) ? typed(b, b.node('Greater', [tripCount, b.constant([], [0], 'int')], []), BOOL) : '';
     const outs = controlNode(b, 'Loop', [tripCount, cond, x], stacked ? [dims, [trips, ...dims]] : [dims],
       [graphAttr('body', body)], {});
     return b.rng.pick(outs);
