@@ -58,13 +58,14 @@ const col2Im = {
   },
 };
 
-// MaxPool's values and indices, unpooled: non-overlapping windows, so equal values (Relu's
-// zeros) that the two runtimes may index apart still unpool to the same tensor.
+// MaxPool's values and indices of a graph input, unpooled, over non-overlapping windows: a
+// computed value's near-ties (equal but for the last bit, from summation order) would be indexed
+// apart by the two runtimes (fuzz-diff seed 22238840).
 const maxUnpool = {
   name: 'MaxUnpool', since: 11,
   build(b, x) {
     const dims = b.shapes.get(x);
-    if (!is4d(dims)) return null;
+    if (!isInput(b, x) || !is4d(dims)) return null;
     const k = [b.rng.int(1, 3), b.rng.int(1, 3)];
     if (dims[2] < k[0] || dims[3] < k[1]) return null;
     const out = [dims[0], dims[1], Math.floor(dims[2] / k[0]), Math.floor(dims[3] / k[1])];
