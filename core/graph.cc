@@ -1,5 +1,6 @@
 #include "core/graph.h"
 
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -161,6 +162,34 @@ void CaptureOuterScope(Node* node, const std::vector<Graph*>& subgraphs) {
   }
   node->inputs.insert(node->inputs.end(), captured.begin(), captured.end());
   node->captured_inputs += static_cast<int>(captured.size());
+}
+
+void RenameInSubgraphs(Node* node, const std::string& from, const std::string& to) {
+  for (auto& [name, a] : node->attrs) {
+    if (a.type != Attribute::Type::kGraph || !a.g) continue;
+    auto body = std::make_shared<Graph>(*a.g);  // subgraphs may be shared: a copy of its own
+    for (ValueInfo& in : body->inputs) {
+      if (in.name == from) in.name = to;
+    }
+    for (ValueInfo& out : body->outputs) {
+      if (out.name == from) out.name = to;
+    }
+    RenameReads(body.get(), from, to);
+    a.g = std::move(body);
+  }
+}
+
+void RenameReads(Graph* graph, const std::string& from, const std::string& to) {
+  for (Node& node : graph->nodes) {
+    bool captured = false;
+    const size_t first_captured = node.inputs.size() - node.captured_inputs;
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      if (node.inputs[k] != from) continue;
+      node.inputs[k] = to;
+      captured |= k >= first_captured;
+    }
+    if (captured) RenameInSubgraphs(&node, from, to);
+  }
 }
 
 std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node) {

@@ -91,6 +91,11 @@ std::vector<std::string> OuterScopeReads(const Graph& graph);
 // name is appended to the node's inputs (counted by captured_inputs) and to every subgraph's
 // inputs, in one order, so that each graph then validates and sorts on its own.
 void CaptureOuterScope(Node* node, const std::vector<Graph*>& subgraphs);
+// Every read of `from` in `graph` now reads `to`, in subgraphs too: a subgraph reads an outer
+// value under its name, as one of its (captured) inputs.
+void RenameReads(Graph* graph, const std::string& from, const std::string& to);
+// The same inside `node`'s subgraphs only, for a pass that renamed one of its captured inputs.
+void RenameInSubgraphs(Node* node, const std::string& from, const std::string& to);
 
 // The initializers among a node's inputs, by position (null where an input is none).
 std::vector<const Tensor*> ConstantInputs(const Graph& graph, const Node& node);

@@ -77,33 +77,6 @@ Status RetypeInside(Graph* graph, const OpRegistry& registry, bool with_io, int*
   return Status::Ok();
 }
 
-// Every read of `from` now reads `to`, in subgraphs too: a subgraph reads an outer value under
-// its name, as one of its inputs (captured, core/graph.h).
-void RenameReads(Graph* graph, const std::string& from, const std::string& to) {
-  for (Node& node : graph->nodes) {
-    bool captured = false;
-    const size_t first_captured = node.inputs.size() - node.captured_inputs;
-    for (size_t k = 0; k < node.inputs.size(); ++k) {
-      if (node.inputs[k] != from) continue;
-      node.inputs[k] = to;
-      captured |= k >= first_captured;
-    }
-    if (!captured) continue;
-    for (auto& [name, a] : node.attrs) {
-      if (a.type != Attribute::Type::kGraph || !a.g) continue;
-      auto body = std::make_shared<Graph>(*a.g);
-      for (ValueInfo& in : body->inputs) {
-        if (in.name == from) in.name = to;
-      }
-      for (ValueInfo& out : body->outputs) {
-        if (out.name == from) out.name = to;
-      }
-      RenameReads(body.get(), from, to);
-      a.g = std::move(body);
-    }
-  }
-}
-
 Node Conversion(const OpRegistry& registry, const std::string& from, const std::string& to,
                 int64_t onnx_dtype) {
   const OpRegistry::Conversion& c = registry.conversion();

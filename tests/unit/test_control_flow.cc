@@ -244,6 +244,32 @@ std::string WhileLoopModel(bool with_scan) {
   return mb.Bytes();
 }
 
+// The body reads an outer value that two cancelling Transposes made: folding them renames the
+// value the Loop captures, and the body must follow (fuzz-diff seed 22312245: "a subgraph reads
+// 'v47', which the node does not capture"). The value is also the Loop's initial state.
+TEST(ControlFlow, ACapturedValueRenamedByATransposeFoldIsFollowedIntoTheBody) {
+  ModelBuilder body;
+  body.Input("i", kOnnxInt64, {});
+  body.Input("cond_in", kOnnxBool, {});
+  body.Input("s_in", kOnnxFloat, {2, 3});
+  body.Node("Identity", {"cond_in"}, {"cond_out"});
+  body.Node("Add", {"s_in", "xt"}, {"s_out"});
+  body.Output("cond_out", kOnnxBool, {});
+  body.Output("s_out", kOnnxFloat, {2, 3});
+  ModelBuilder mb;
+  mb.Input("x", kOnnxFloat, {2, 3});
+  mb.Int64Init("M", {}, {3});
+  mb.Node("Transpose", {"x"}, {"t"}, "transpose").Ints("perm", {1, 0});
+  mb.Node("Transpose", {"t"}, {"xt"}, "transpose_back").Ints("perm", {1, 0});
+  mb.Node("Loop", {"M", "", "xt"}, {"s_final"}, "loop").Graph("body", body.graph());
+  mb.Output("s_final", kOnnxFloat, {2, 3});
+  std::unique_ptr<Session> session;
+  const Status created = CreateSession(mb.Bytes(), &session);
+  ASSERT_TRUE(created.ok()) << created.message();
+  const Tensor x = MakeFloat({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(RunFloats(session.get(), {{"x", x}}, 0), (std::vector<float>{4, 8, 12, 16, 20, 24}));
+}
+
 TEST(ControlFlow, LoopEndedByItsData) {
   std::unique_ptr<Session> session;
   ASSERT_TRUE(CreateSession(WhileLoopModel(false), &session).ok());
