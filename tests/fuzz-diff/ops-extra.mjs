@@ -370,7 +370,10 @@ const dft = {
     const dims = b.shapes.get(x);
     if (dims.length < 2 || !dims.slice(1).every(fixed) || hasZero(dims)) return null;
     const n = numel(dims.slice(1));
-    if (n > 64) return null;
+    // Powers of two only: onnxruntime's float32 transform of other lengths strays by ~1e-5 of the
+    // largest output (the float64 arbiter settles DFT alone), and an op after it, a Log of an
+    // exact 0 say, can grow that into a mismatch no node alone shows (fuzz-diff seed 22331449).
+    if (n > 64 || (n & (n - 1)) !== 0) return null;
     const signal = b.node('Reshape', [x, b.intConstant([0, n, 1])], [dims[0], n, 1]);
     const onesided = b.rng.chance(0.3);
     const inverse = !onesided && b.rng.chance(0.3);
