@@ -677,5 +677,32 @@ TEST(ShapeOrder, Int8KernelsOnTheRelaxedDotOverChangingPlanes) {
   ExpectOrderFree(mb.Bytes(), Planes(c));
 }
 
+// This stop's planner and kernel fixes over changing batches: LpNormalization dividing in double
+// (L1 and L2), and a Loop whose body reads a value that folding a cancelling Transpose pair
+// renamed (the fold follows the rename into the body).
+TEST(ShapeOrder, LpNormAndALoopReadingAFoldedTransposeOverChangingBatches) {
+  constexpr int64_t k = 6;
+  ModelBuilder body;
+  body.Input("i", kOnnxInt64, {});
+  body.Input("cond_in", kOnnxBool, {});
+  body.Input("s_in", kOnnxFloat, {"N", k});
+  body.Node("Identity", {"cond_in"}, {"cond_out"});
+  body.Node("Tanh", {"s_in"}, {"s_tanh"});
+  body.Node("Add", {"s_tanh", "xt"}, {"s_out"});
+  body.Output("cond_out", kOnnxBool, {});
+  body.Output("s_out", kOnnxFloat, {"N", k});
+  ModelBuilder mb(13);
+  mb.Input("X", kOnnxFloat, {"N", k});
+  mb.Int64Init("M", {}, {3});
+  mb.Node("LpNormalization", {"X"}, {"L1"}, "l1").Int("axis", 1).Int("p", 1);
+  mb.Node("LpNormalization", {"X"}, {"L2"}, "l2").Int("axis", 0).Int("p", 2);
+  mb.Node("Transpose", {"L2"}, {"t"}, "transpose").Ints("perm", {1, 0});
+  mb.Node("Transpose", {"t"}, {"xt"}, "transpose_back").Ints("perm", {1, 0});
+  mb.Node("Loop", {"M", "", "xt"}, {"S"}, "loop").Graph("body", body.graph());
+  mb.Output("L1", kOnnxFloat, {"N", k});
+  mb.Output("S", kOnnxFloat, {"N", k});
+  ExpectOrderFree(mb.Bytes(), Batches({k}));
+}
+
 }  // namespace
 }  // namespace webnx::testing
