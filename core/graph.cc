@@ -182,11 +182,10 @@ void RenameInSubgraphs(Node* node, const std::string& from, const std::string& t
 void RenameReads(Graph* graph, const std::string& from, const std::string& to) {
   for (Node& node : graph->nodes) {
     bool captured = false;
-    const size_t first_captured = node.inputs.size() - node.captured_inputs;
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       if (node.inputs[k] != from) continue;
       node.inputs[k] = to;
-      captured |= k >= first_captured;
+      captured |= IsCapturedInput(node, k);
     }
     if (captured) RenameInSubgraphs(&node, from, to);
   }

@@ -91,6 +91,10 @@ std::vector<std::string> OuterScopeReads(const Graph& graph);
 // name is appended to the node's inputs (counted by captured_inputs) and to every subgraph's
 // inputs, in one order, so that each graph then validates and sorts on its own.
 void CaptureOuterScope(Node* node, const std::vector<Graph*>& subgraphs);
+// Whether input `i` of `node` is one its subgraphs read from this graph (CaptureOuterScope).
+inline bool IsCapturedInput(const Node& node, size_t i) {
+  return i + static_cast<size_t>(node.captured_inputs) >= node.inputs.size();
+}
 // Every read of `from` in `graph` now reads `to`, in subgraphs too: a subgraph reads an outer
 // value under its name, as one of its (captured) inputs.
 void RenameReads(Graph* graph, const std::string& from, const std::string& to);

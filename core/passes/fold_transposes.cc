@@ -134,12 +134,11 @@ class TransposeFolder {
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (removed_[n]) continue;
       Node& node = graph_.nodes[n];
-      const size_t first_captured = node.inputs.size() - node.captured_inputs;
       bool captured = false;
       for (size_t i = 0; i < node.inputs.size(); ++i) {
         if (node.inputs[i] != y) continue;
         SetInput(node, i, x);
-        captured |= i >= first_captured;
+        captured |= IsCapturedInput(node, i);
       }
       // Its subgraphs read y under that name (fuzz-diff seed 22312245: a Loop body).
       if (captured) RenameInSubgraphs(&node, y, x);
