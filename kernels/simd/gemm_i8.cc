@@ -198,24 +198,19 @@ void DequantizeRow(const int32_t* acc, int64_t n, const DequantizeArgs& args, fl
   const float* biases = args.bias;
   const float* addend = args.addend;
   const bool one_scale = args.one_scale, one_bias = args.one_bias, clamp = args.clamp;
-  const f32x4 scale_all = Splat(scales[0]), bias_all = Splat(biases ? biases[0] : 0.f);
-  // The chain's order: Cast, Mul by the scale, Add of the bias, the residual sum, the clamp.
-  auto dequantize = [&](v128_t sums, f32x4 scale, f32x4 bias, const float* add) {
-    f32x4 v = Mul(wasm_f32x4_convert_i32x4(sums), scale);
-    if (biases) v = Add(v, bias);  // no bias, no +0 (which would turn -0 into +0)
-    if (add) v = Add(v, Load(add));
-    return clamp ? Clamp(v, lo, hi) : v;
-  };
+  // No bias adds -0, which changes no value (not even -0): no loop of its own.
+  const f32x4 scale_all = Splat(scales[0]), bias_all = Splat(biases ? biases[0] : -0.f);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
     const f32x4 scale = one_scale ? scale_all : Load(scales + i);
     const f32x4 bias = one_bias || !biases ? bias_all : Load(biases + i);
-    Store(y + i, dequantize(wasm_v128_load(acc + i), scale, bias, addend ? addend + i : nullptr));
+    Store(y + i, DequantizeFour(wasm_v128_load(acc + i), scale, &bias,
+                                addend ? addend + i : nullptr, clamp, lo, hi));
   }
   WEBNX_PLAIN_LOOP
   for (; i < n; ++i) {  // the same operations on one value
     float v = static_cast<float>(acc[i]) * scales[one_scale ? 0 : i];
-    if (biases) v += biases[one_bias ? 0 : i];
+    v += biases ? biases[one_bias ? 0 : i] : -0.f;
     if (addend) v += addend[i];
     if (clamp) {  // as Clamp: PMax(lo, v), then PMin(hi, ·); NaN gives lo
       v = args.lo < v ? v : args.lo;

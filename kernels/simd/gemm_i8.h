@@ -93,4 +93,14 @@ struct DequantizeArgs {
 };
 void DequantizeRow(const int32_t* acc, int64_t n, const DequantizeArgs& args, float* y);
 
+// DequantizeRow's arithmetic on four sums, in the chain's order: Cast, Mul by the scale, Add of
+// the bias (none: no +0, which would turn -0 into +0), the residual sum, the clamp.
+inline f32x4 DequantizeFour(v128_t sums, f32x4 scale, const f32x4* bias, const float* addend,
+                            bool clamp, f32x4 lo, f32x4 hi) {
+  f32x4 v = Mul(wasm_f32x4_convert_i32x4(sums), scale);
+  if (bias) v = Add(v, *bias);
+  if (addend) v = Add(v, Load(addend));
+  return clamp ? Clamp(v, lo, hi) : v;
+}
+
 }  // namespace webnx::simd

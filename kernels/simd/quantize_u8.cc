@@ -1,5 +1,7 @@
 #include "kernels/simd/quantize_u8.h"
 
+#include <cstring>
+
 #include "kernels/quant_params.h"
 
 namespace webnx::simd {
@@ -30,6 +32,13 @@ void RangeWithZero(const float* x, int64_t n, float* lo, float* hi) {
   *hi = h;
 }
 
+// Four saturated int32 values stored as uint8.
+inline void StoreFourBytes(v128_t q, uint8_t* out) {
+  const v128_t words = wasm_i16x8_narrow_i32x4(q, q);
+  const uint32_t bytes = wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(words, words), 0);
+  std::memcpy(out, &bytes, 4);
+}
+
 void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint8_t* y) {
   const f32x4 scale_v = Splat(scale);
   const f32x4 lo = Splat(-static_cast<float>(zero_point));
@@ -43,6 +52,28 @@ void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint
   }
   WEBNX_PLAIN_LOOP
   for (; i < n; ++i) y[i] = static_cast<uint8_t>(quant::Saturate(x[i] / scale, zero_point, 0, 255));
+}
+
+void DequantizeRowToU8(const int32_t* acc, int64_t n, const DequantizeArgs& args, float scale,
+                       int32_t zero_point, uint8_t* y) {
+  // No bias adds -0, which changes no value (not even -0): one loop for both.
+  const f32x4 row_scale = Splat(args.scale[0]), bias = Splat(args.bias ? args.bias[0] : -0.f);
+  const f32x4 lo = Splat(args.lo), hi = Splat(args.hi), scale_v = Splat(scale);
+  const f32x4 q_lo = Splat(-static_cast<float>(zero_point));
+  const f32x4 q_hi = Splat(255.f - static_cast<float>(zero_point));
+  const v128_t zp = wasm_i32x4_splat(zero_point);
+  const bool clamp = args.clamp;
+  int64_t i = 0;
+  WEBNX_NO_UNROLL
+  for (; i + 4 <= n; i += 4) {
+    const f32x4 v =
+        DequantizeFour(wasm_v128_load(acc + i), row_scale, &bias, nullptr, clamp, lo, hi);
+    StoreFourBytes(RoundSaturate(Div(v, scale_v), q_lo, q_hi, zp), y + i);
+  }
+  if (i == n) return;
+  float rest[4];  // the last 1 to 3 values as the two functions compute them
+  DequantizeRow(acc + i, n - i, args, rest);
+  QuantizeU8(rest, n - i, scale, zero_point, y + i);
 }
 
 }  // namespace webnx::simd

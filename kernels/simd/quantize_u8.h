@@ -5,15 +5,22 @@
 
 #include <cstdint>
 
+#include "kernels/simd/gemm_i8.h"
 #include "kernels/simd/vec.h"
 
 namespace webnx::simd {
 
 // QuantizeLinear's saturation on four values: round_half_even(v) clamped to [lo, hi] (the
-// type's range less the zero point; NaN stays NaN and converts to 0), plus the zero point.
+// type's range less the zero point, integers under 2^22 in magnitude; NaN gives 0), plus the
+// zero point. Clamping first and rounding after gives the same integers (the bounds are
+// integers); adding 1.5 * 2^23 then rounds to the nearest even integer, which the sum's low
+// mantissa bits hold: cheaper than nearest and a saturating conversion, and exact.
 inline v128_t RoundSaturate(f32x4 v, f32x4 lo, f32x4 hi, v128_t zero_point) {
-  const f32x4 clamped = PMin(PMax(wasm_f32x4_nearest(v), lo), hi);
-  return wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(clamped), zero_point);
+  constexpr float kMagic = 12582912.f;  // 1.5 * 2^23, bits 0x4B400000
+  const f32x4 clamped = PMin(PMax(v, lo), hi);
+  const f32x4 finite = wasm_v128_and(clamped, wasm_f32x4_eq(clamped, clamped));  // NaN -> 0
+  const v128_t bits = wasm_f32x4_add(finite, wasm_f32x4_splat(kMagic));
+  return wasm_i32x4_sub(bits, wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), zero_point));
 }
 
 // Sixteen saturated int32 values (q[0..3]) stored as uint8 or int8.
@@ -30,5 +37,11 @@ void RangeWithZero(const float* x, int64_t n, float* lo, float* hi);
 // y[i] = saturate(round_half_even(x[i] / scale) + zero_point) in [0, 255]; NaN gives the zero
 // point.
 void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint8_t* y);
+
+// DequantizeRow then QuantizeU8 by (scale, zero_point), bitwise as the two in turn, without
+// the float32 row leaving registers: a quantized product handing 8-bit values to the next.
+// For one channel's row: args has one scale, at most one bias and no addend.
+void DequantizeRowToU8(const int32_t* acc, int64_t n, const DequantizeArgs& args, float scale,
+                       int32_t zero_point, uint8_t* y);
 
 }  // namespace webnx::simd

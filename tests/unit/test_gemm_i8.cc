@@ -195,6 +195,59 @@ TEST(GemmI8, DynamicQuantizationMatchesItsFormula) {
   }
 }
 
+// QuantizeU8's SIMD rounding (clamp, then the 1.5 * 2^23 sum) against the scalar Saturate on
+// the values where it could go wrong: ties, both sides of every bound, -0, denormals, huge
+// values, infinities and NaN, each zero point's range.
+TEST(GemmI8, QuantizeU8RoundsAndSaturatesAsTheScalarFormula) {
+  std::vector<float> x;
+  for (int k = -300; k <= 300; ++k) {
+    for (float d : {-0.5f, -0.49999997f, 0.f, 0.49999997f, 0.5f, 0.50000006f})
+      x.push_back(static_cast<float>(k) + d);
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {-0.f, 1e-40f, -1e-40f, 3e38f, -3e38f, 8388607.5f, 4194304.5f, -4194304.5f, inf,
+                  -inf, std::numeric_limits<float>::quiet_NaN()})
+    x.push_back(v);
+  while (x.size() % 16 != 0) x.push_back(0.25f);
+  for (int32_t zp : {0, 1, 128, 254, 255}) {
+    for (float scale : {1.f, 0.5f, 3.f}) {
+      std::vector<uint8_t> q(x.size());
+      simd::QuantizeU8(x.data(), static_cast<int64_t>(x.size()), scale, zp, q.data());
+      for (size_t i = 0; i < x.size(); ++i)
+        ASSERT_EQ(q[i], quant::Saturate(x[i] / scale, zp, 0, 255)) << x[i] << " zp " << zp;
+    }
+  }
+}
+
+// The 8-bit handoff between QDQ products: bitwise DequantizeRow then QuantizeU8, over lengths
+// around its SIMD width, with and without a bias and a clamp, NaN, -0 and ties.
+TEST(GemmI8, DequantizeRowToU8IsDequantizeThenQuantize) {
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int32_t> sums(-600, 600);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // (dequantizing scale, quantizing scale): 0.25 and 0.5 make every odd sum a tie and cross
+  // both saturation bounds; the other pair is a layer's.
+  const std::pair<float, float> scales[] = {{0.25f, 0.5f}, {3.1e-4f, 0.0125f}};
+  for (int64_t n : {1, 3, 4, 15, 17, 256, 701}) {
+    std::vector<int32_t> acc(n);
+    for (auto& a : acc) a = sums(rng);
+    for (auto [dequantize_scale, quantize_scale] : scales) {
+      for (const float* bias : {static_cast<const float*>(nullptr), &scales[1].first, &nan}) {
+        for (bool clamp : {false, true}) {
+          const simd::DequantizeArgs args{&dequantize_scale, true,  bias,  true,
+                                          nullptr,           clamp, -20.f, 60.f};
+          std::vector<float> row(n);
+          std::vector<uint8_t> want(n), got(n);
+          simd::DequantizeRow(acc.data(), n, args, row.data());
+          simd::QuantizeU8(row.data(), n, quantize_scale, 37, want.data());
+          simd::DequantizeRowToU8(acc.data(), n, args, quantize_scale, 37, got.data());
+          EXPECT_EQ(want, got) << "n " << n << ", clamp " << clamp;
+        }
+      }
+    }
+  }
+}
+
 // A direct ConvInteger (2-D, NCHW) over widened operands.
 std::vector<int32_t> DirectConv(const std::vector<uint8_t>& x, DType x_type, int32_t xz,
                                 const std::vector<uint8_t>& w, DType w_type,
