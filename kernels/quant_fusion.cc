@@ -1,6 +1,7 @@
 #include "kernels/quant_fusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -85,18 +86,31 @@ bool ConstantWeights(const FusionContext& ctx, const Node& p, const Tensor** w) 
   return p.inputs.size() < 4 || p.inputs[3].empty() || ctx.Constant(p.inputs[3]);
 }
 
-// One scalar float32 constant and an optional scalar uint8 zero point: a per-tensor uint8
-// quantization, its values in *scale and *zp.
-bool UintScalarParams(const FusionContext& ctx, const Node& node, float* scale, int* zp) {
-  const Tensor* s = node.inputs.size() > 1 ? ctx.Constant(node.inputs[1]) : nullptr;
-  if (!s || s->dtype != DType::kFloat32 || s->numel() != 1) return false;
-  *scale = s->ptr<float>()[0];
-  *zp = 0;
-  if (node.inputs.size() < 3 || node.inputs[2].empty()) return true;
-  const Tensor* z = ctx.Constant(node.inputs[2]);
-  if (!z || z->dtype != DType::kUint8 || z->numel() != 1) return false;
-  *zp = z->ptr<uint8_t>()[0];
+// A scalar float32 constant `scale` and a scalar uint8 constant `zp` ("": 0): a per-tensor
+// uint8 quantization, its values in *s and *z.
+bool UintScalars(const FusionContext& ctx, const std::string& scale, const std::string& zp,
+                 float* s, int* z) {
+  const Tensor* st = ctx.Constant(scale);
+  if (!st || st->dtype != DType::kFloat32 || st->numel() != 1) return false;
+  *s = st->ptr<float>()[0];
+  *z = 0;
+  if (zp.empty()) return true;
+  const Tensor* zt = ctx.Constant(zp);
+  if (!zt || zt->dtype != DType::kUint8 || zt->numel() != 1) return false;
+  *z = zt->ptr<uint8_t>()[0];
   return true;
+}
+
+// The same of a QuantizeLinear's or DequantizeLinear's inputs 1 and 2.
+bool UintScalarParams(const FusionContext& ctx, const Node& node, float* scale, int* zp) {
+  if (node.inputs.size() < 2) return false;
+  return UintScalars(ctx, node.inputs[1], node.inputs.size() > 2 ? node.inputs[2] : "", scale, zp);
+}
+
+// A QDQConv that quantizes its output (ProposeQuantizedOutput): its y_scale and y_zp at 8, 9.
+bool WritesUint8(const Node& node) {
+  return node.domain == "com.webnx" && node.op_type == "QDQConv" && node.inputs.size() == 10 &&
+         !node.inputs[9].empty();
 }
 
 // DequantizeLinear of constants per tensor or along `channel_axis` (one scale per output
@@ -136,16 +150,58 @@ int QuantizedActivation(const FusionContext& ctx, const std::string& value, std:
   const int dq = ctx.Producer(value);
   if (dq < 0 || !Is(ctx.node(dq), "DequantizeLinear")) return -1;
   const int q = ctx.Producer(ctx.node(dq).inputs[0]);
-  if (q < 0 || !Is(ctx.node(q), "QuantizeLinear") || ctx.node(q).attr("output_dtype")) return -1;
   float s_dq = 0, s_q = 0;
   int z_dq = 0, z_q = 0;
-  if (!UintScalarParams(ctx, ctx.node(dq), &s_dq, &z_dq) ||
-      !UintScalarParams(ctx, ctx.node(q), &s_q, &z_q) || s_dq != s_q || z_dq != z_q ||
-      ctx.node(q).inputs.size() < 3 || ctx.node(q).inputs[2].empty()) {
+  if (q < 0 || !UintScalarParams(ctx, ctx.node(dq), &s_dq, &z_dq)) return -1;
+  const Node& qn = ctx.node(q);
+  if (WritesUint8(qn)) {  // 8-bit already, quantized so: the product reads them as they are
+    if (!UintScalars(ctx, qn.inputs[8], qn.inputs[9], &s_q, &z_q) || s_dq != s_q || z_dq != z_q)
+      return -1;
+    *x = ctx.node(dq).inputs[0];
+    return dq;
+  }
+  if (!Is(qn, "QuantizeLinear") || qn.attr("output_dtype") ||
+      !UintScalarParams(ctx, qn, &s_q, &z_q) || s_dq != s_q || z_dq != z_q ||
+      qn.inputs.size() < 3 || qn.inputs[2].empty()) {
     return -1;  // a Q without a zero point makes uint8 only by default: named ones only
   }
-  *x = ctx.node(q).inputs[0];
+  *x = qn.inputs[0];
   return dq;
+}
+
+// `value`'s contents when an initializer or a Constant node's tensor holds it (Constant nodes
+// fold into initializers only after the first fusions).
+const Tensor* Known(const FusionContext& ctx, const std::string& value) {
+  if (const Tensor* t = ctx.Constant(value)) return t;
+  const int p = value.empty() ? -1 : ctx.Producer(value);
+  const Attribute* a = p >= 0 && Is(ctx.node(p), "Constant") ? ctx.node(p).attr("value") : nullptr;
+  return a && a->type == Attribute::Type::kTensor ? &a->t : nullptr;
+}
+
+// `node` is a Relu or a Clip of known float32 bounds reading `value`: its bounds.
+bool ClampOf(const FusionContext& ctx, int index, const std::string& value, float* lo, float* hi) {
+  const Node& node = ctx.node(index);
+  if (node.inputs.empty() || node.inputs[0] != value || node.outputs.size() != 1) return false;
+  if (Is(node, "Relu")) {
+    *lo = 0.f;
+    return true;
+  }
+  if (!Is(node, "Clip")) return false;
+  if (ctx.since_version(index) < 11) {
+    const Attribute* min = node.attr("min");
+    const Attribute* max = node.attr("max");
+    *lo = min ? min->f : -INFINITY;  // the spec's defaults: the float range
+    *hi = max ? max->f : INFINITY;
+    return !std::isnan(*lo) && !std::isnan(*hi);
+  }
+  for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
+    if (node.inputs[i].empty()) continue;
+    const Tensor* t = Known(ctx, node.inputs[i]);
+    if (!t || t->dtype != DType::kFloat32 || t->numel() != 1 || std::isnan(t->ptr<float>()[0]))
+      return false;
+    (i == 1 ? *lo : *hi) = t->ptr<float>()[0];
+  }
+  return true;
 }
 
 // A bias of `channels` values, or one for all.
@@ -225,6 +281,39 @@ bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused) {
   if (!QdqBias(ctx, conv, w->shape[0], fused, &in.bias, &in.bias_scale)) return false;
   FillQdqNode(ctx, conv, "QDQConv", in, fused);
   fused->node.attrs = conv.attrs;
+  return true;
+}
+
+bool ProposeQuantizedOutput(const FusionContext& ctx, FusedNode* fused) {
+  const Node& conv = ctx.node(ctx.node_index());
+  if (conv.inputs.size() > 8 || conv.outputs.size() != 1) return false;
+  fused->replaced = {ctx.node_index()};
+  float lo = -INFINITY, hi = INFINITY;
+  std::string value = conv.outputs[0];
+  int next = ctx.OnlyReader(value);
+  if (next >= 0 && ClampOf(ctx, next, value, &lo, &hi)) {
+    fused->replaced.push_back(next);
+    value = ctx.node(next).outputs[0];
+    next = ctx.OnlyReader(value);
+  }
+  float scale = 0;
+  int zero_point = 0;
+  if (next < 0) return false;
+  const Node& q = ctx.node(next);
+  if (!Is(q, "QuantizeLinear") || q.inputs[0] != value || q.attr("output_dtype") ||
+      q.inputs.size() < 3 || q.inputs[2].empty() || !UintScalarParams(ctx, q, &scale, &zero_point))
+    return false;
+  fused->replaced.push_back(next);
+  fused->node = conv;
+  fused->node.inputs.resize(8);
+  fused->node.inputs.push_back(q.inputs[1]);
+  fused->node.inputs.push_back(q.inputs[2]);
+  Attribute bound;
+  bound.type = Attribute::Type::kFloat;
+  if (lo > -INFINITY) bound.f = lo, fused->node.attrs["clip_min"] = bound;
+  if (hi < INFINITY) bound.f = hi, fused->node.attrs["clip_max"] = bound;
+  fused->node.outputs = {q.outputs[0]};
+  fused->since_version = 1;
   return true;
 }
 

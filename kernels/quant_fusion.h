@@ -25,6 +25,14 @@ bool ProposeDynamicMatMul(const FusionContext& ctx, FusedNode* fused);
 // the product in int8. Runs before constants fold, which would dequantize the weights.
 bool ProposeQdqConv(const FusionContext& ctx, FusedNode* fused);
 
+// From a QDQConv at ctx.node_index() whose float output goes, through a Relu or a Clip of
+// constant bounds or directly, to a QuantizeLinear by one uint8 scale and zero point, read by
+// nothing else: the QDQConv with that scale and zero point as inputs 8 and 9 and the clamp as
+// attributes clip_min and clip_max, writing the QuantizeLinear's uint8 output itself. A
+// QDQConv reading it through its DequantizeLinear then takes the 8-bit values as they are, and
+// the float32 activation between the two is never stored.
+bool ProposeQuantizedOutput(const FusionContext& ctx, FusedNode* fused);
+
 // From a float MatMul (B 2-D) or Gemm (transA 0, alpha and beta 1) at ctx.node_index() whose A
 // is DequantizeLinear(QuantizeLinear(x)) as QDQConv's input and whose B is DequantizeLinear of
 // 8-bit constants, per tensor or per output column; Gemm's C absent, float32 per column, or

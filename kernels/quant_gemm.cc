@@ -69,7 +69,8 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
 }
 
 void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
-             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo) {
+             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo,
+             ColumnsDone done) {
   const int64_t count = simd::ColumnPanels(n);
   // Chunks of panels small enough that every thread gets several.
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, count / (4 * ctx.threads())));
@@ -77,6 +78,7 @@ void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
   ctx.ParallelFor(tasks, [&](int64_t task, int) {
     const int64_t begin = task * chunk, end = std::min(count, begin + chunk);
     simd::Gemm(form, rows, k, packed_rows, panels, begin, end, n, out, ldo);
+    if (done) done(begin * simd::kI8PanelCols, std::min(n, end * simd::kI8PanelCols));
   });
 }
 

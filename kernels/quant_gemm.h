@@ -31,9 +31,30 @@ struct PackedOperand {
 Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
                            const PackedOperand& layout, DerivedForm* packed);
 
+// What follows the product on columns [begin, end) of every row, on the thread that computed
+// them, while they are in its cache: a reference to a callable (as TaskFn, without
+// std::function's code per use), empty by default.
+class ColumnsDone {
+ public:
+  ColumnsDone() = default;
+  template <typename F>
+  explicit ColumnsDone(const F& fn) : object_(&fn), call_(&Call<F>) {}
+  explicit operator bool() const { return call_ != nullptr; }
+  void operator()(int64_t begin, int64_t end) const { call_(object_, begin, end); }
+
+ private:
+  template <typename F>
+  static void Call(const void* object, int64_t begin, int64_t end) {
+    (*static_cast<const F*>(object))(begin, end);
+  }
+  const void* object_ = nullptr;
+  void (*call_)(const void*, int64_t, int64_t) = nullptr;
+};
+
 // out = rows x panels (simd::Gemm, both packed in `form`) for every column < n, the panels split
-// among threads.
+// among threads; `done` (may be empty) runs on each chunk of columns once computed.
 void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
-             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo);
+             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo,
+             ColumnsDone done = ColumnsDone());
 
 }  // namespace webnx::quant

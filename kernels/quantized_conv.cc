@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/nn_common.h"
+#include "kernels/quant_conv_output.h"
 #include "kernels/quant_fusion.h"
 #include "kernels/quant_gemm.h"
 #include "kernels/quant_params.h"
@@ -22,6 +23,10 @@
 namespace webnx {
 namespace {
 
+// Output planes of more columns than this are finished in chunks of columns as the product
+// computes them (RunGroup); smaller ones after it.
+constexpr int64_t kFinishByColumnsAbove = 1024;
+
 struct ConvInputs {
   int x = 0, w = 1, x_zp = 2, w_zp = 3;
   int x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1, bias = -1, bias_scale = -1;
@@ -29,9 +34,11 @@ struct ConvInputs {
 
 // ConvInteger (int32 sums), QLinearConv (requantized), com.webnx DynamicQuantizeConv (the
 // dynamically quantized chain, kernels/quant_fusion.h: x float32, W, W_scale, W_zp, bias) or
-// com.webnx QDQConv (a QDQ convolution: x float32 quantized by x_scale and x_zp, W, W_scale,
-// W_zp, a float32 bias or an int32 one and its scale). The last two give float32 with a
-// residual sum and a clamp in their epilogue.
+// com.webnx QDQConv (a QDQ convolution: x float32 quantized by x_scale and x_zp, or uint8
+// quantized so already, W, W_scale, W_zp, a float32 bias or an int32 one and its scale, and
+// y_scale and y_zp when it quantizes its output for the next: kernels/quant_fusion.h). The
+// last two give float32 with a residual sum and a clamp in their epilogue; QDQConv with y_zp
+// gives uint8, its clamp the attributes clip_min and clip_max.
 enum class ConvMode { kInteger, kRequantize, kDynamic, kStatic };
 
 class QuantizedConvKernel final : public Kernel {
@@ -39,7 +46,7 @@ class QuantizedConvKernel final : public Kernel {
   explicit QuantizedConvKernel(ConvMode mode) : mode_(mode) {
     if (mode == ConvMode::kRequantize) in_ = ConvInputs{0, 3, 2, 5, 1, 4, 6, 7, 8};
     if (mode == ConvMode::kDynamic) in_ = ConvInputs{0, 1, -1, 3, -1, 2, -1, -1, 4};
-    if (mode == ConvMode::kStatic) in_ = ConvInputs{0, 3, 2, 5, 1, 4, -1, -1, 6, 7};
+    if (mode == ConvMode::kStatic) in_ = ConvInputs{0, 3, 2, 5, 1, 4, 8, 9, 6, 7};
   }
 
   bool float_io() const { return mode_ == ConvMode::kDynamic || mode_ == ConvMode::kStatic; }
@@ -47,9 +54,11 @@ class QuantizedConvKernel final : public Kernel {
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(mode_ == ConvMode::kRequantize ? ctx.ExpectInputs(8, 9)
                           : mode_ == ConvMode::kDynamic  ? ctx.ExpectInputs(3, 5)
-                          : mode_ == ConvMode::kStatic   ? ctx.ExpectInputs(5, 8)
+                          : mode_ == ConvMode::kStatic   ? ctx.ExpectInputs(5, 10)
                                                          : ctx.ExpectInputs(2, 4));
-    if (float_io()) {
+    if (mode_ == ConvMode::kStatic) {
+      WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kFloat32, DType::kUint8}));
+    } else if (float_io()) {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kFloat32}));
     } else {
       WEBNX_RETURN_IF_ERROR(ctx.ExpectDType(in_.x, {DType::kUint8, DType::kInt8}));
@@ -62,9 +71,9 @@ class QuantizedConvKernel final : public Kernel {
         quant::CheckParam(ctx, in_.w_zp, out_channels_, "w_zero_point", ctx.dtype(in_.w)));
     if (mode_ == ConvMode::kRequantize) WEBNX_RETURN_IF_ERROR(PlanRequantize(ctx));
     if (float_io()) WEBNX_RETURN_IF_ERROR(PlanFloatIo(ctx));
-    const DType out = mode_ == ConvMode::kInteger ? DType::kInt32
-                      : float_io()                ? DType::kFloat32
-                                                  : ctx.dtype(in_.y_zp);
+    const DType out = mode_ == ConvMode::kInteger                           ? DType::kInt32
+                      : mode_ == ConvMode::kRequantize || quantized_output_ ? ctx.dtype(in_.y_zp)
+                                                                            : DType::kFloat32;
     ctx.SetOutput(0, out, out_shape_);
     return PlanScratch(ctx);
   }
@@ -72,6 +81,7 @@ class QuantizedConvKernel final : public Kernel {
   Epilogue* epilogue() override { return float_io() ? &epilogue_ : nullptr; }
 
   bool ProposeFusion(const FusionContext& ctx, FusedNode* fused) const override {
+    if (mode_ == ConvMode::kStatic) return quant::ProposeQuantizedOutput(ctx, fused);
     return mode_ == ConvMode::kInteger && quant::ProposeDynamicConv(ctx, fused);
   }
 
@@ -96,35 +106,54 @@ class QuantizedConvKernel final : public Kernel {
       } else {
         x_scale_ = quant::ScaleAt(ctx.input(in_.x_scale), 0);
       }
-      simd::QuantizeU8(x_in.ptr<float>(), x_in.numel(), x_scale_, xz, x_q_.ptr<uint8_t>());
-      x = x_q_.data, x_type = DType::kUint8;
+      if (x_in.dtype == DType::kFloat32) {
+        simd::QuantizeU8(x_in.ptr<float>(), x_in.numel(), x_scale_, xz, x_q_.ptr<uint8_t>());
+        x = x_q_.data, x_type = DType::kUint8;
+      }
     }
+    PrepareOutput(ctx);
     if (is_depthwise_) {
       RunDepthwise(ctx, static_cast<const uint8_t*>(x), x_type, xz,
                    static_cast<const int16_t*>(w_rows));
       return Status::Ok();
     }
-    const int64_t group_in = in_channels_ / groups_, group_out = out_channels_ / groups_;
+    const int64_t group_in = in_channels_ / groups_;
     for (int64_t n = 0; n < batch_; ++n) {
       for (int64_t g = 0; g < groups_; ++g) {
         PackColumns(static_cast<const uint8_t*>(x) + (n * in_channels_ + g * group_in) * in_plane_,
                     x_type, xz);
-        const int64_t first_out = n * out_channels_ + g * group_out;
-        int32_t* sums = mode_ == ConvMode::kInteger
-                            ? ctx.output(0).ptr<int32_t>() + first_out * out_plane_
-                            : sums_.ptr<int32_t>();
-        const int64_t depth = group_in * taps_;
-        quant::RunGemm(ctx, form_, group_out, depth,
-                       static_cast<const uint8_t*>(w_rows) +
-                           g * group_out * simd::RowStrideBytes(form_, depth),
-                       panels_.data, out_plane_, sums, out_plane_);
-        Finish(ctx, sums, first_out, g * group_out, group_out);
+        RunGroup(ctx, n, g, w_rows);
       }
     }
     return Status::Ok();
   }
 
  private:
+  // Group g of batch n, its input packed into panels_: the product and its output stage. Large
+  // planes are finished a chunk of columns at a time as the product computes them, while in
+  // cache; small ones (whose sums stay in cache anyway) after it, a channel per task.
+  void RunGroup(RunContext& ctx, int64_t n, int64_t g, const void* w_rows) {
+    const int64_t group_out = out_channels_ / groups_, depth = in_channels_ / groups_ * taps_;
+    const int64_t first_out = n * out_channels_ + g * group_out;
+    int32_t* sums = mode_ == ConvMode::kInteger
+                        ? ctx.output(0).ptr<int32_t>() + first_out * out_plane_
+                        : sums_.ptr<int32_t>();
+    const bool by_columns = out_plane_ > kFinishByColumnsAbove;
+    auto finish = [&](int64_t begin, int64_t end) {
+      Finish(ctx, sums, first_out, g * group_out, group_out, begin, end);
+    };
+    quant::RunGemm(
+        ctx, form_, group_out, depth,
+        static_cast<const uint8_t*>(w_rows) + g * group_out * simd::RowStrideBytes(form_, depth),
+        panels_.data, out_plane_, sums, out_plane_,
+        mode_ != ConvMode::kInteger && by_columns ? quant::ColumnsDone(finish)
+                                                  : quant::ColumnsDone());
+    if (mode_ == ConvMode::kInteger || by_columns) return;
+    ctx.ParallelFor(group_out, [&](int64_t i, int) {
+      Finish(ctx, sums + i * out_plane_, first_out + i, g * group_out + i, 1);
+    });
+  }
+
   Status PlanRequantize(PlanContext& ctx) {
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));
     WEBNX_RETURN_IF_ERROR(
@@ -159,11 +188,21 @@ class QuantizedConvKernel final : public Kernel {
       }
     }
     epilogue_ = Epilogue();
-    epilogue_.accepts_addend = true;
-    epilogue_.addend_input = mode_ == ConvMode::kStatic ? 8 : 5;  // after the node's inputs
-    epilogue_.accepts_clamp = true;
+    quantized_output_ = ctx.has_input(in_.y_zp);
+    if (quantized_output_) {  // the clamp before the quantization is the node's own
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.y_scale, 1, "y_scale", DType::kUndefined));
+      WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.y_zp, 1, "y_zero_point", DType::kUint8));
+      epilogue_.clamp_lo = ctx.attrs().Float("clip_min", -INFINITY);
+      epilogue_.clamp_hi = ctx.attrs().Float("clip_max", INFINITY);
+      WEBNX_RETURN_IF_ERROR(ctx.attrs().status());
+    } else {
+      epilogue_.accepts_addend = true;
+      epilogue_.addend_input = mode_ == ConvMode::kStatic ? 10 : 5;  // after the node's inputs
+      epilogue_.accepts_clamp = true;
+    }
+    const int64_t x_count = nn::DimProduct(ctx.shape(in_.x), 0, ctx.shape(in_.x).size());
     return Tensor::AllocateUninitialized(
-        DType::kUint8, {nn::DimProduct(ctx.shape(in_.x), 0, ctx.shape(in_.x).size())}, &x_q_);
+        DType::kUint8, {ctx.dtype(in_.x) == DType::kFloat32 ? x_count : 0}, &x_q_);
   }
 
   Status PlanScratch(const PlanContext& ctx) {
@@ -241,12 +280,14 @@ class QuantizedConvKernel final : public Kernel {
     return Status::Ok();
   }
 
-  // Sums of `count` channels from oc0 (output channels from first_out) into the output, as the
-  // mode wants them (ConvInteger's sums are the output already).
-  void Finish(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
-              int64_t count) const {
-    if (mode_ == ConvMode::kRequantize) Requantize(ctx, sums, first_out, oc0, count);
-    if (float_io()) Dequantize(ctx, sums, first_out, oc0, count);
+  // Sums of `count` channels from oc0 (output channels from first_out), columns [begin, end) of
+  // their planes (all by default), into the output, as the mode wants them (ConvInteger's sums
+  // are the output already).
+  void Finish(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0, int64_t count,
+              int64_t begin = 0, int64_t end = -1) const {
+    if (mode_ == ConvMode::kInteger) return;
+    output_.Write(sums, out_plane_, first_out, oc0, count, {begin, end < 0 ? out_plane_ : end},
+                  &ctx.output(0));
   }
 
   // Depthwise: each channel on its own (kernels/simd/dwconv_i8.h), channels split among threads.
@@ -301,50 +342,22 @@ class QuantizedConvKernel final : public Kernel {
                      out_plane_, {nullptr, zero_point}, panels_.data);
   }
 
-  // A group's sums in float32 as the dynamically quantized chain computes them: times
-  // x_scale * W_scale[c], plus bias[c], then the epilogue's residual sum and clamp.
-  void Dequantize(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
-                  int64_t count) const {
-    const Tensor& w_scale = ctx.input(in_.w_scale);
-    const Tensor* bias = ctx.has_input(in_.bias) ? &ctx.input(in_.bias) : nullptr;
-    const float* addend =
-        epilogue_.has_addend ? ctx.input(epilogue_.addend_input).ptr<float>() : nullptr;
-    float* y = ctx.output(0).ptr<float>();
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t oc = oc0 + i, at = (first_out + i) * out_plane_;
-      const float scale = x_scale_ * w_scale.ptr<float>()[quant::ParamIndex(w_scale, oc)];
-      const Tensor* bias_scale =
-          ctx.has_input(in_.bias_scale) ? &ctx.input(in_.bias_scale) : nullptr;
-      const float bias_value = bias ? quant::BiasAt(*bias, bias_scale, oc) : 0.f;
-      const simd::DequantizeArgs args{&scale,
-                                      true,
-                                      bias ? &bias_value : nullptr,
-                                      true,
-                                      addend ? addend + at : nullptr,
-                                      epilogue_.HasClamp(),
-                                      epilogue_.clamp_lo,
-                                      epilogue_.clamp_hi};
-      simd::DequantizeRow(sums + i * out_plane_, out_plane_, args, y + at);
+  // This run's factors of the output stage (kernels/quant_conv_output.h).
+  void PrepareOutput(RunContext& ctx) {
+    auto optional = [&](int input) { return ctx.has_input(input) ? &ctx.input(input) : nullptr; };
+    if (mode_ == ConvMode::kRequantize) {
+      output_.PrepareRequantize(ctx.input(in_.x_scale), ctx.input(in_.w_scale),
+                                ctx.input(in_.y_scale), ctx.input(in_.y_zp), optional(in_.bias),
+                                out_channels_);
     }
-  }
-
-  // A group's sums (sums_, `count` channels from oc0) requantized into y's channels from
-  // first_out: per channel, its bias and one multiplier.
-  void Requantize(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
-                  int64_t count) const {
-    Tensor& y = ctx.output(0);
-    const Tensor& w_scale = ctx.input(in_.w_scale);
-    const float x_scale = quant::ScaleAt(ctx.input(in_.x_scale), 0);
-    const float y_scale = quant::ScaleAt(ctx.input(in_.y_scale), 0);
-    const int32_t zero_point = quant::IntegerAt(ctx.input(in_.y_zp), 0);
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t oc = oc0 + i;
-      const float multiplier =
-          x_scale * quant::ScaleAt(w_scale, quant::ParamIndex(w_scale, oc)) / y_scale;
-      const int32_t bias = ctx.has_input(in_.bias) ? ctx.input(in_.bias).ptr<int32_t>()[oc] : 0;
-      simd::RequantizeRow(sums + i * out_plane_, out_plane_, bias, &multiplier, true, zero_point,
-                          y.dtype, static_cast<uint8_t*>(y.data) + (first_out + i) * out_plane_);
-    }
+    if (!float_io()) return;
+    const bool quantize = quantized_output_;
+    output_.PrepareDequantize(
+        {x_scale_, &ctx.input(in_.w_scale), optional(in_.bias), optional(in_.bias_scale),
+         epilogue_.has_addend ? ctx.input(epilogue_.addend_input).ptr<float>() : nullptr,
+         epilogue_.HasClamp(), epilogue_.clamp_lo, epilogue_.clamp_hi,
+         quantize ? &ctx.input(in_.y_scale) : nullptr, quantize ? &ctx.input(in_.y_zp) : nullptr},
+        out_channels_);
   }
 
   const ConvMode mode_;
@@ -364,8 +377,10 @@ class QuantizedConvKernel final : public Kernel {
   simd::DepthwiseI8Shape depthwise_;
   bool dw_quads_ = false;  // depthwise on the relaxed dot (kernels/simd/dwconv_quads.h)
   simd::DepthwiseQuadsShape dw_quads_shape_;
-  Tensor dw_scratch_, dw_sums_;  // per thread: a channel's phase planes and sums
-  float x_scale_ = 1.f;          // dynamic: its scale, this run's
+  Tensor dw_scratch_, dw_sums_;    // per thread: a channel's phase planes and sums
+  float x_scale_ = 1.f;            // dynamic: its scale, this run's
+  quant::ConvOutput output_;       // the sums into the output, this run's factors
+  bool quantized_output_ = false;  // QDQConv with y_scale and y_zp: uint8 out
   Epilogue epilogue_;
 };
 
@@ -378,7 +393,7 @@ void RegisterQuantizedConvKernels(OpRegistry& r) {
              []() -> Kernel* { return new QuantizedConvKernel(ConvMode::kRequantize); });
   r.Register("com.webnx", "DynamicQuantizeConv", {{1}, Inputs(3, 5), Outputs(1)},
              []() -> Kernel* { return new QuantizedConvKernel(ConvMode::kDynamic); });
-  r.Register("com.webnx", "QDQConv", {{1}, Inputs(5, 8), Outputs(1)},
+  r.Register("com.webnx", "QDQConv", {{1}, Inputs(5, 10), Outputs(1)},
              []() -> Kernel* { return new QuantizedConvKernel(ConvMode::kStatic); });
 }
 

@@ -238,3 +238,71 @@ for (const options of [{ op: 'MatMul' }, { op: 'Gemm', transB: 1 }, { op: 'Gemm'
     }
   });
 }
+
+// QDQ convolutions handing 8-bit activations to each other (kernels/quant_fusion.h,
+// ProposeQuantizedOutput): a 3x3 conv whose Clip (bounds from Constant nodes) and QuantizeLinear
+// it runs itself, a depthwise conv (stride 2) reading those bytes with a Relu and its own
+// QuantizeLinear, a 1x1 conv after it. The depthwise conv's uint8 output is a graph output too.
+// `expose` adds the float values before each QuantizeLinear to the graph outputs, which keeps
+// every conv writing float32: the graph as it ran before the handoff.
+const E = 8;
+function qdqHandoff(expose) {
+  const weights = (name, dims, seed) => {
+    const count = dims.reduce((a, d) => a * d, 1);
+    return [
+      initializer(name, 'int8', dims, ints8(new Rng(seed), 'int8', count)),
+      initializer(`${name}_s`, 'float32', [dims[0]], floats(new Rng(seed + 1), dims[0], 0.002, 0.02)),
+      initializer(`${name}_z`, 'int8', [dims[0]], new Array(dims[0]).fill(0)),
+    ];
+  };
+  const dq = (name) => ['DequantizeLinear', [name, `${name}_s`, `${name}_z`], [`${name}_d`], [int('axis', 0)]];
+  const scalar = (name, v) => ['Constant', [], [name], [{ name: 'value', type: 'TENSOR', t: initializer('', 'float32', [], [v]) }]];
+  const [oh, ow] = [(H - 1) / 2 + 1, (W - 1) / 2 + 1].map(Math.floor);
+  return modelOf({
+    nodes: [
+      scalar('lo', 0), scalar('hi', 6), dq('w3'), dq('wdw'), dq('wpw'),
+      ['QuantizeLinear', ['x', 'xs', 'xz'], ['xq']],
+      ['DequantizeLinear', ['xq', 'xs', 'xz'], ['xd']],
+      ['Conv', ['xd', 'w3_d'], ['a'], [ints('pads', [1, 1, 1, 1])]],
+      ['Clip', ['a', 'lo', 'hi'], ['ac']],
+      ['QuantizeLinear', ['ac', 'as', 'az'], ['aq']],
+      ['DequantizeLinear', ['aq', 'as', 'az'], ['ad']],
+      ['Conv', ['ad', 'wdw_d'], ['d'], [int('group', E), ints('pads', [1, 1, 1, 1]), ints('strides', [2, 2])]],
+      ['Relu', ['d'], ['dr']],
+      ['QuantizeLinear', ['dr', 'xs', 'xz'], ['dq']],
+      ['DequantizeLinear', ['dq', 'xs', 'xz'], ['dd']],
+      ['Conv', ['dd', 'wpw_d'], ['y']],
+    ],
+    inputs: [['x', 'float32', ['N', C, H, W]]],
+    outputs: [['y', 'float32', ['N', 5, oh, ow]], ['dq', 'uint8', ['N', E, oh, ow]],
+      ...(expose ? [['ac', 'float32', ['N', E, H, W]], ['dr', 'float32', ['N', E, oh, ow]]] : [])],
+    initializers: [
+      initializer('xs', 'float32', [], [0.03]), initializer('xz', 'uint8', [], [120]),
+      initializer('as', 'float32', [], [0.025]), initializer('az', 'uint8', [], [3]),
+      ...weights('w3', [E, C, 3, 3], 40), ...weights('wdw', [E, 1, 3, 3], 50), ...weights('wpw', [5, E, 1, 1], 60),
+    ],
+    opset: 13,
+  });
+}
+
+test('QDQ convolutions hand 8-bit activations to each other: as onnxruntime computes them, and bitwise as the same convolutions writing float32', async () => {
+  const x = floats(new Rng(31), 3 * C * H * W, -2, 4);
+  const feedsFor = (b, T) => feedsOf(x, C * H * W)(b, T);
+  // Intermediate bytes within one quantum of onnxruntime's (its QLinearConv requantizes in
+  // its own arithmetic); the float output within 2e-2, as a quantum's move there allows.
+  await compare(qdqHandoff(false), feedsFor, [3, 1, 3],
+    (got, want, what) => (got instanceof Uint8Array ? withinOne(got, want, what) : relative(2e-2)(got, want, what)));
+  const feeds = [3, 1, 3].map((b) => feedsFor(b, Tensor));
+  for (const numThreads of [1, 2]) {
+    const handoff = await InferenceSession.create(qdqHandoff(false), { numThreads });
+    const floatsBetween = await InferenceSession.create(qdqHandoff(true), { numThreads });
+    assert.equal(handoff.stats.graphNodes, 3, 'three convs, each reading the bytes the one before wrote');
+    for (const f of feeds) {
+      const [a, b] = [await handoff.run(f), await floatsBetween.run(f)];
+      exact(a.y.data, b.y.data, `y, ${numThreads} threads`);
+      exact(a.dq.data, b.dq.data, `dq, ${numThreads} threads`);
+    }
+    await handoff.release();
+    await floatsBetween.release();
+  }
+});

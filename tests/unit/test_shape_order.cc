@@ -677,6 +677,58 @@ TEST(ShapeOrder, Int8KernelsOnTheRelaxedDotOverChangingPlanes) {
   ExpectOrderFree(mb.Bytes(), Planes(c));
 }
 
+// QDQ convolutions handing 8-bit activations to each other over changing planes: a 3x3 conv
+// whose Clip (bounds from Constant nodes) and QuantizeLinear it runs itself, writing uint8; a
+// depthwise conv reading them as they are, with a Relu and its own 8-bit output; a 1x1 conv
+// after it; and a DequantizeLinear of the depthwise conv's 8-bit output as a graph output too.
+TEST(ShapeOrder, QdqConvsHandingEightBitActivationsOverChangingPlanes) {
+  constexpr int64_t c = 3, e = 6, m = 4;
+  ModelBuilder mb(13);
+  mb.Input("X", kOnnxFloat, {"N", c, "H", "W"});
+  mb.FloatInit("s", {}, {0.02f});
+  mb.FloatInit("s2", {}, {0.03f});
+  RawInit<uint8_t>(mb, "z", kOnnxUint8, {}, {120});
+  RawInit<uint8_t>(mb, "z2", kOnnxUint8, {}, {9});
+  auto weights = [&](const std::string& name, std::vector<int64_t> dims, int salt) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    std::vector<int8_t> w(count);
+    for (int64_t i = 0; i < count; ++i)
+      w[i] = static_cast<int8_t>(static_cast<int>((i + salt) * 53 % 255) - 127);
+    RawInit<int8_t>(mb, name, 3, dims, w);
+    std::vector<float> scales(dims[0]);
+    for (int64_t o = 0; o < dims[0]; ++o) scales[o] = 0.002f * (1 + (o + salt) % 5);
+    mb.FloatInit(name + "_s", {dims[0]}, scales);
+    RawInit<int8_t>(mb, name + "_z", 3, {dims[0]}, std::vector<int8_t>(dims[0], 0));
+    mb.Node("DequantizeLinear", {name, name + "_s", name + "_z"}, {name + "_d"}).Int("axis", 0);
+  };
+  weights("W3", {e, c, 3, 3}, 1);
+  weights("Wdw", {e, 1, 3, 3}, 2);
+  weights("Wpw", {m, e, 1, 1}, 3);
+  mb.Node("Constant", {}, {"lo"}).TensorAttr("value", FloatTensor({}, {0.f}));
+  mb.Node("Constant", {}, {"hi"}).TensorAttr("value", FloatTensor({}, {6.f}));
+  mb.Node("QuantizeLinear", {"X", "s", "z"}, {"Xq"});
+  mb.Node("DequantizeLinear", {"Xq", "s", "z"}, {"Xd"});
+  mb.Node("Conv", {"Xd", "W3_d"}, {"A"}, "full").Ints("pads", {1, 1, 1, 1});
+  mb.Node("Clip", {"A", "lo", "hi"}, {"Ac"});
+  mb.Node("QuantizeLinear", {"Ac", "s2", "z2"}, {"Aq"});
+  mb.Node("DequantizeLinear", {"Aq", "s2", "z2"}, {"Ad"});
+  mb.Node("Conv", {"Ad", "Wdw_d"}, {"D"}, "depthwise")
+      .Int("group", e)
+      .Ints("pads", {1, 1, 1, 1})
+      .Ints("strides", {2, 2});
+  mb.Node("Relu", {"D"}, {"Dr"});
+  mb.Node("QuantizeLinear", {"Dr", "s", "z"}, {"Dq"});
+  mb.Node("DequantizeLinear", {"Dq", "s", "z"}, {"Dd"});
+  mb.Node("Conv", {"Dd", "Wpw_d"}, {"P"}, "pointwise");
+  mb.Output("P", kOnnxFloat, {"N", m, "Ho", "Wo"});
+  mb.Output("Dd", kOnnxFloat, {"N", e, "Ho", "Wo"});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(mb.Bytes(), &session).ok());
+  EXPECT_EQ(session->stats().graph_nodes, 4u);  // three convs and the exposed DequantizeLinear
+  ExpectOrderFree(mb.Bytes(), Planes(c));
+}
+
 // This stop's planner and kernel fixes over changing batches: LpNormalization dividing in double
 // (L1 and L2), and a Loop whose body reads a value that folding a cancelling Transpose pair
 // renamed (the fold follows the rename into the body).

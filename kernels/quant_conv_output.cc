@@ -1,0 +1,67 @@
+#include "kernels/quant_conv_output.h"
+
+#include "kernels/quant_params.h"
+#include "kernels/simd/gemm_i8.h"
+#include "kernels/simd/quantize_u8.h"
+
+namespace webnx::quant {
+
+void ConvOutput::PrepareRequantize(const Tensor& x_scale, const Tensor& w_scale,
+                                   const Tensor& y_scale, const Tensor& y_zero_point,
+                                   const Tensor* bias, int64_t channels) {
+  requantize_ = true;
+  const float x = ScaleAt(x_scale, 0), y = ScaleAt(y_scale, 0);
+  factors_.resize(channels);
+  int_biases_.resize(channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    factors_[c] = x * ScaleAt(w_scale, ParamIndex(w_scale, c)) / y;
+    int_biases_[c] = bias ? bias->ptr<int32_t>()[c] : 0;
+  }
+  zero_point_ = IntegerAt(y_zero_point, 0);
+}
+
+void ConvOutput::PrepareDequantize(const Dequantize& args, int64_t channels) {
+  requantize_ = false;
+  has_bias_ = args.bias != nullptr;
+  factors_.resize(channels);
+  biases_.resize(channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    factors_[c] = args.x_scale * args.w_scale->ptr<float>()[ParamIndex(*args.w_scale, c)];
+    biases_[c] = has_bias_ ? BiasAt(*args.bias, args.bias_scale, c) : 0.f;
+  }
+  addend_ = args.addend;
+  clamp_ = args.clamp, lo_ = args.lo, hi_ = args.hi;
+  quantize_ = args.y_zero_point != nullptr;
+  if (!quantize_) return;
+  y_scale_ = ScaleAt(*args.y_scale, 0);
+  zero_point_ = IntegerAt(*args.y_zero_point, 0);
+}
+
+void ConvOutput::Write(const int32_t* sums, int64_t plane, int64_t first_out, int64_t oc0,
+                       int64_t count, Columns columns, Tensor* y) const {
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t oc = oc0 + i, at = (first_out + i) * plane + columns.begin;
+    const int32_t* row = sums + i * plane + columns.begin;
+    if (requantize_) {
+      simd::RequantizeRow(row, columns.size(), int_biases_[oc], &factors_[oc], true, zero_point_,
+                          y->dtype, static_cast<uint8_t*>(y->data) + at);
+      continue;
+    }
+    const simd::DequantizeArgs args{&factors_[oc],
+                                    true,
+                                    has_bias_ ? &biases_[oc] : nullptr,
+                                    true,
+                                    addend_ ? addend_ + at : nullptr,
+                                    clamp_,
+                                    lo_,
+                                    hi_};
+    if (quantize_) {
+      simd::DequantizeRowToU8(row, columns.size(), args, y_scale_, zero_point_,
+                              y->ptr<uint8_t>() + at);
+    } else {
+      simd::DequantizeRow(row, columns.size(), args, y->ptr<float>() + at);
+    }
+  }
+}
+
+}  // namespace webnx::quant
