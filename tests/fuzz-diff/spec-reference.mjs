@@ -195,8 +195,41 @@ export function float64Dft([x], dims, attrs) {
 }
 
 // Float64 references by op, for the node that differs alone.
+// Attention in float64 over 4-D Q, K, V ([batch, heads, seq, size], one head count, as the
+// generator draws it): softmax(softcap(Q K^T * scale) + mask (+ the causal mask)) V, a row with
+// no attendable key giving zeros. Large scores make softmax ill-conditioned: float32 runtimes
+// then both stray from this by more than summation order alone would.
+export function float64Attention([q, k, v, mask], dims, attrs) {
+  const [n, heads, seq, size] = dims;
+  const scale = attrs.scale ?? 1 / Math.sqrt(size), softcap = attrs.softcap ?? 0;
+  const y = new Float64Array(q.length);
+  const scores = new Float64Array(seq);
+  for (let p = 0; p < n * heads; p++) {
+    for (let i = 0; i < seq; i++) {
+      let max = -Infinity;
+      for (let t = 0; t < seq; t++) {
+        let dot = 0;
+        for (let d = 0; d < size; d++) dot += q[(p * seq + i) * size + d] * k[(p * seq + t) * size + d];
+        let s = dot * scale;
+        if (softcap > 0) s = softcap * Math.tanh(s / softcap);
+        if (mask) s += mask[i * seq + t];
+        if (attrs.is_causal && t > i) s = -Infinity;
+        scores[t] = s;
+        max = Math.max(max, s);
+      }
+      if (max === -Infinity) continue;
+      let sum = 0;
+      for (let t = 0; t < seq; t++) sum += scores[t] = Math.exp(scores[t] - max);
+      for (let t = 0; t < seq; t++) {
+        for (let d = 0; d < size; d++) y[(p * seq + i) * size + d] += scores[t] / sum * v[(p * seq + t) * size + d];
+      }
+    }
+  }
+  return y;
+}
+
 export const FLOAT64_REFERENCES = {
   InstanceNormalization: float64InstanceNorm, LRN: float64Lrn, LayerNormalization: float64LayerNorm,
   MeanVarianceNormalization: float64Mvn, GroupNormalization: float64GroupNorm, LpNormalization: float64LpNorm,
-  DFT: float64Dft,
+  DFT: float64Dft, Attention: float64Attention,
 };
