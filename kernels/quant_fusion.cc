@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -107,6 +108,13 @@ bool UintScalarParams(const FusionContext& ctx, const Node& node, float* scale, 
   return UintScalars(ctx, node.inputs[1], node.inputs.size() > 2 ? node.inputs[2] : "", scale, zp);
 }
 
+// A QuantizeLinear to uint8 of the spec's plain arithmetic: none of the later opsets' attributes
+// that change what it computes (output_dtype, block_size, precision) set.
+bool PlainQuantize(const Node& node) {
+  return Is(node, "QuantizeLinear") && !node.attr("output_dtype") && !node.attr("block_size") &&
+         !node.attr("precision");
+}
+
 // A QDQConv that quantizes its output (ProposeQuantizedOutput): its y_scale and y_zp at 8, 9.
 bool WritesUint8(const Node& node) {
   return node.domain == "com.webnx" && node.op_type == "QDQConv" && node.inputs.size() == 10 &&
@@ -160,8 +168,7 @@ int QuantizedActivation(const FusionContext& ctx, const std::string& value, std:
     *x = ctx.node(dq).inputs[0];
     return dq;
   }
-  if (!Is(qn, "QuantizeLinear") || qn.attr("output_dtype") ||
-      !UintScalarParams(ctx, qn, &s_q, &z_q) || s_dq != s_q || z_dq != z_q ||
+  if (!PlainQuantize(qn) || !UintScalarParams(ctx, qn, &s_q, &z_q) || s_dq != s_q || z_dq != z_q ||
       qn.inputs.size() < 3 || qn.inputs[2].empty()) {
     return -1;  // a Q without a zero point makes uint8 only by default: named ones only
   }
@@ -190,8 +197,8 @@ bool ClampOf(const FusionContext& ctx, int index, const std::string& value, floa
   if (ctx.since_version(index) < 11) {
     const Attribute* min = node.attr("min");
     const Attribute* max = node.attr("max");
-    *lo = min ? min->f : -INFINITY;  // the spec's defaults: the float range
-    *hi = max ? max->f : INFINITY;
+    *lo = min ? min->f : std::numeric_limits<float>::lowest();  // the spec's defaults
+    *hi = max ? max->f : std::numeric_limits<float>::max();
     return !std::isnan(*lo) && !std::isnan(*hi);
   }
   for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
@@ -300,8 +307,8 @@ bool ProposeQuantizedOutput(const FusionContext& ctx, FusedNode* fused) {
   int zero_point = 0;
   if (next < 0) return false;
   const Node& q = ctx.node(next);
-  if (!Is(q, "QuantizeLinear") || q.inputs[0] != value || q.attr("output_dtype") ||
-      q.inputs.size() < 3 || q.inputs[2].empty() || !UintScalarParams(ctx, q, &scale, &zero_point))
+  if (!PlainQuantize(q) || q.inputs[0] != value || q.inputs.size() < 3 || q.inputs[2].empty() ||
+      !UintScalarParams(ctx, q, &scale, &zero_point))
     return false;
   fused->replaced.push_back(next);
   fused->node = conv;
