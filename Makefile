@@ -108,7 +108,7 @@ test-native: native
 # The package's TypeScript declarations against a typed usage file (tests/types/usage.ts).
 test-types: setup
 	npx tsc -p tests/types/tsconfig.json
-	@echo "types: js/index.d.ts, js/convert.d.ts and js/quantize.d.ts check against tests/types/usage.ts"
+	@echo "types: js/index.d.ts, js/convert.d.ts, js/quantize.d.ts and js/ort.d.ts check against tests/types/usage.ts and ort-usage.ts"
 
 # The gtest suite and the conformance runner again under AddressSanitizer + UBSan.
 test-sanitizers: setup

@@ -1,0 +1,221 @@
+// webnx/ort: onnxruntime-web's public surface over webnx (InferenceSession, Tensor and env as
+// onnxruntime-common 1.30 defines them), so that a library written against 'onnxruntime-web'
+// runs unchanged when a bundler alias or an import map resolves that name here. What maps one to
+// one, what differs and what is not there yet: docs/migrating-from-onnxruntime-web.md.
+import { InferenceSession as WebnxSession } from './session.mjs';
+import { Tensor as WebnxTensor } from './tensor.mjs';
+import { env as webnxEnv } from './env.mjs';
+import { WebnxError } from './errors.mjs';
+
+// The onnxruntime-common release whose surface this module follows.
+const SURFACE_VERSION = '1.30.0';
+
+// onnxruntime-web's `env`: read when a session is created (the runtime's settings, wasm.*, only
+// by the first one, as there).
+export const env = {
+  wasm: { numThreads: 0, simd: undefined, proxy: false, initTimeout: 0, trace: false,
+    wasmPaths: undefined, wasmBinary: undefined },
+  webgl: {},
+  webgpu: { profiling: {} },
+  logLevel: 'warning',
+  debug: false,
+  trace: false,
+  versions: { common: SURFACE_VERSION, web: SURFACE_VERSION },
+};
+
+// env.wasm's runtime settings onto webnx's env, before its runtime loads.
+function applyWasmFlags() {
+  const { simd, wasmPaths, wasmBinary } = env.wasm;
+  if (wasmPaths !== undefined) webnxEnv.wasmPaths = wasmPaths;
+  if (wasmBinary !== undefined) webnxEnv.wasmBinary = wasmBinary;
+  // false and 'fixed' ask for the build without relaxed SIMD; webnx has no build without SIMD.
+  if (simd === false || simd === 'fixed') webnxEnv.simd = 'simd';
+  if (simd === 'relaxed') webnxEnv.simd = 'relaxed';
+}
+
+const TYPE_OF_ARRAY = new Map([
+  [Float32Array, 'float32'], [Float64Array, 'float64'], [Int8Array, 'int8'], [Uint8Array, 'uint8'],
+  [Int16Array, 'int16'], [Uint16Array, 'uint16'], [Int32Array, 'int32'], [Uint32Array, 'uint32'],
+  [BigInt64Array, 'int64'], [BigUint64Array, 'uint64'],
+]);
+if (globalThis.Float16Array) TYPE_OF_ARRAY.set(globalThis.Float16Array, 'float16');
+
+// (type, data) of the constructor form without a type: a typed array, a boolean array, or a
+// Uint8ClampedArray (uint8, copied).
+function inferType(data) {
+  if (Array.isArray(data)) {
+    if (data.length === 0) throw new TypeError('a tensor type cannot be inferred from an empty array');
+    if (typeof data[0] === 'boolean') return ['bool', Uint8Array.from(data)];
+    if (typeof data[0] === 'string') {
+      throw new WebnxError('UnsupportedDtype', 'string tensors are not supported by webnx');
+    }
+    throw new TypeError(`a tensor type cannot be inferred from an array of ${typeof data[0]}`);
+  }
+  if (data instanceof Uint8ClampedArray) return ['uint8', Uint8Array.from(data)];
+  const type = data && TYPE_OF_ARRAY.get(data.constructor);
+  if (!type) throw new TypeError(`unsupported tensor data: ${data?.constructor?.name ?? data}`);
+  return [type, data];
+}
+
+// A webnx Tensor that also answers as onnxruntime's does: its data in 'cpu' memory, getData(),
+// dispose() (after which its data is gone) and reshape() (the same data, other dims).
+export class Tensor extends WebnxTensor {
+  #data;
+
+  constructor(typeOrData, dataOrDims, dims) {
+    if (typeof typeOrData === 'string') {
+      const data = typeOrData === 'uint8' && dataOrDims instanceof Uint8ClampedArray
+        ? Uint8Array.from(dataOrDims) : dataOrDims;
+      super(typeOrData, data, dims);
+    } else {
+      const [type, data] = inferType(typeOrData);
+      super(type, data, dataOrDims);
+    }
+    this.#data = this.data;
+    // data reads the private field: a disposed tensor says so instead of handing out nothing.
+    Object.defineProperty(this, 'data', {
+      get: () => {
+        if (this.#data === undefined) throw new WebnxError('InvalidArgument', 'the tensor is disposed');
+        return this.#data;
+      },
+      set: (value) => { this.#data = value; },
+      enumerable: true,
+    });
+  }
+
+  get location() { return 'cpu'; }
+  get cpuData() { return this.data; }
+
+  async getData(releaseData = false) {
+    const data = this.data;
+    if (releaseData) this.dispose();
+    return data;
+  }
+
+  dispose() { this.#data = undefined; }
+
+  reshape(dims) { return new Tensor(this.type, this.data, dims); }
+}
+
+const CPU_PROVIDERS = new Set(['wasm', 'cpu']);
+let warnedProviders = false;
+
+// webnx's create() options from onnxruntime's session options and env.
+function sessionOptions(options) {
+  const providers = (options.executionProviders ?? []).map((p) => (typeof p === 'string' ? p : p?.name));
+  const others = providers.filter((name) => !CPU_PROVIDERS.has(name));
+  if (others.length && !warnedProviders) {
+    warnedProviders = true;
+    console.warn(`webnx: execution provider(s) ${others.join(', ')} are not available; running on wasm`);
+  }
+  if (options.externalData) {
+    throw new WebnxError('UnsupportedFeature', 'models with external data are not supported by webnx yet');
+  }
+  const out = {};
+  if (env.wasm.numThreads > 0) out.numThreads = env.wasm.numThreads;
+  if (env.wasm.proxy) out.worker = true;
+  return out;
+}
+
+// The model source of create()'s forms: (path or URL), (ArrayBuffer[, byteOffset[, byteLength]]),
+// (Uint8Array), each with options last; checked as onnxruntime checks them.
+function createArgs(arg0, arg1, arg2, arg3) {
+  if (typeof arg0 === 'string' || arg0 instanceof URL) return { source: arg0, options: arg1 ?? {} };
+  if (arg0 instanceof Uint8Array) return { source: arg0, options: arg1 ?? {} };
+  const isBuffer = arg0 instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== 'undefined' && arg0 instanceof SharedArrayBuffer);
+  if (!isBuffer) throw new TypeError("create() takes a path, a URL, an ArrayBuffer or a Uint8Array");
+  if (arg1 === undefined || arg1 === null || typeof arg1 === 'object') {
+    return { source: new Uint8Array(arg0), options: arg1 ?? {} };
+  }
+  if (typeof arg1 !== 'number') throw new TypeError("'byteOffset' must be a number");
+  if (!Number.isSafeInteger(arg1)) throw new RangeError("'byteOffset' must be an integer");
+  if (arg1 < 0 || arg1 >= arg0.byteLength) {
+    throw new RangeError(`'byteOffset' is out of range [0, ${arg0.byteLength})`);
+  }
+  let length = arg0.byteLength - arg1, options = arg3 ?? {};
+  if (typeof arg2 === 'number') {
+    if (!Number.isSafeInteger(arg2)) throw new RangeError("'byteLength' must be an integer");
+    if (arg2 <= 0 || arg1 + arg2 > arg0.byteLength) {
+      throw new RangeError(`'byteLength' is out of range (0, ${arg0.byteLength - arg1}]`);
+    }
+    length = arg2;
+  } else if (arg2 !== undefined && arg2 !== null && typeof arg2 === 'object') {
+    options = arg2;
+  } else if (arg2 !== undefined) {
+    throw new TypeError("'byteLength' must be a number");
+  }
+  return { source: new Uint8Array(arg0, arg1, length), options };
+}
+
+export class InferenceSession {
+  #session;
+  #profiling;
+  #profile = [];
+
+  constructor(session, options) {
+    this.#session = session;
+    this.#profiling = Boolean(options.enableProfiling);
+  }
+
+  static async create(arg0, arg1, arg2, arg3) {
+    const { source, options } = createArgs(arg0, arg1, arg2, arg3);
+    if (typeof options !== 'object') throw new TypeError("'options' must be an object");
+    applyWasmFlags();
+    return new InferenceSession(await WebnxSession.create(source, sessionOptions(options)), options);
+  }
+
+  get inputNames() { return this.#session.inputNames; }
+  get outputNames() { return this.#session.outputNames; }
+  // { name, isTensor, type, shape }: a dim is a number, its symbol, or '' when unknown.
+  get inputMetadata() { return this.#session.inputMetadata.map(metadataOf); }
+  get outputMetadata() { return this.#session.outputMetadata.map(metadataOf); }
+
+  // run(feeds[, fetches][, options]): fetches a list of output names, or a map of names to
+  // null or a Tensor the output is written into; RunOptions are accepted and change nothing.
+  async run(feeds, arg1) {
+    // An object naming an output is a fetches map; any other object is RunOptions.
+    const isMap = arg1 && typeof arg1 === 'object' && !Array.isArray(arg1) &&
+      Object.keys(arg1).some((k) => this.outputNames.includes(k));
+    const fetches = Array.isArray(arg1) || isMap ? arg1 : null;
+    const names = fetches === null ? this.outputNames
+      : Array.isArray(fetches) ? fetches : Object.keys(fetches);
+    for (const name of names) {
+      if (!this.outputNames.includes(name)) throw new RangeError(`'fetches' names no output '${name}'`);
+    }
+    const outputs = await this.#session.run(feeds, { profile: this.#profiling });
+    if (this.#profiling) this.#profile.push(this.#session.lastProfile);
+    const result = {};
+    for (const name of names) {
+      const got = outputs[name];
+      const into = fetches && !Array.isArray(fetches) ? fetches[name] : null;
+      result[name] = into ? writeInto(into, got, name) : new Tensor(got.type, got.data, got.dims);
+    }
+    return result;
+  }
+
+  startProfiling() { this.#profiling = true; }
+
+  // Prints the node timings of the runs since profiling started (onnxruntime-web logs them too).
+  endProfiling() {
+    for (const run of this.#profile) console.log(JSON.stringify(run));
+    this.#profile = [];
+    this.#profiling = false;
+  }
+
+  async release() { await this.#session.release(); }
+}
+
+function metadataOf(m) {
+  return { name: m.name, isTensor: true, type: m.type, shape: (m.dims ?? []).map((d) => (d === null ? '' : d)) };
+}
+
+// An output written into the Tensor a fetches map gave for it.
+function writeInto(tensor, got, name) {
+  if (tensor.type !== got.type || tensor.size !== got.size) {
+    throw new WebnxError('InvalidArgument', `the tensor given for output '${name}' is ${tensor.type} ` +
+      `[${tensor.dims}], the output ${got.type} [${got.dims}]`);
+  }
+  tensor.data.set(got.data);
+  return tensor;
+}

@@ -1,0 +1,139 @@
+// webnx/ort (js/ort.mjs), onnxruntime-web's surface over webnx, against onnxruntime-node (the
+// same onnxruntime-common surface) on the same models and inputs: create()'s forms and their
+// argument checks, metadata, run() with fetches, Tensor's forms, env, errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import ort from 'onnxruntime-node';
+import { InferenceSession, Tensor, env } from '../../js/ort.mjs';
+import { env as webnxEnv } from '../../js/env.mjs';
+import { onnxJsonToOnnx } from '../../js/convert.mjs';
+import { modelPath, relativeMaxError, seededFloats } from './helpers.mjs';
+
+const vi = (name, dims) => ({ name, type: { tensorType: { elemType: 1, shape: { dim: dims } } } });
+// y = Relu(x) and z = Neg(x); x's first dim unknown, its second symbolic.
+const twoOutputs = onnxJsonToOnnx({
+  irVersion: '8', opsetImport: [{ domain: '', version: '13' }],
+  graph: {
+    name: 'g',
+    node: [{ opType: 'Relu', input: ['x'], output: ['y'] }, { opType: 'Neg', input: ['x'], output: ['z'] }],
+    input: [vi('x', [{}, { dimParam: 'T' }, { dimValue: '3' }])],
+    output: [vi('y', [{}, { dimParam: 'T' }, { dimValue: '3' }]), vi('z', [{}, { dimParam: 'T' }, { dimValue: '3' }])],
+  },
+});
+
+test('create() takes a path, a Uint8Array, an ArrayBuffer and a slice of one, and checks them as onnxruntime does', async () => {
+  const bytes = readFileSync(modelPath('mobilenet_v2_dyn.onnx'));
+  const padded = new Uint8Array(bytes.length + 24);
+  padded.set(bytes, 16);
+  const forms = [
+    [modelPath('mobilenet_v2_dyn.onnx')],
+    [new Uint8Array(bytes)],
+    [new Uint8Array(bytes).buffer],
+    [padded.buffer, 16, bytes.length],
+    [padded.buffer.slice(0, bytes.length + 16), 16, {}],
+  ];
+  for (const form of forms) {
+    const session = await InferenceSession.create(...form);
+    assert.deepEqual(session.inputNames, ['input']);
+    await session.release();
+  }
+  for (const bad of [[42], [padded.buffer, 1e9], [padded.buffer, 16, 1e9], [padded.buffer, 1.5],
+    [padded.buffer, -1], [padded.buffer, 16, 0], [padded.buffer, 16, 'x']]) {
+    const theirs = await ort.InferenceSession.create(...bad).then(() => null, (e) => e.constructor);
+    const ours = await InferenceSession.create(...bad).then(() => null, (e) => e.constructor);
+    assert.equal(ours, theirs, `${bad.slice(1)}`);
+  }
+});
+
+test('inputMetadata and outputMetadata are onnxruntime\'s: unknown dims as \'\', symbols by name', async () => {
+  for (const bytes of [twoOutputs, readFileSync(modelPath('mobilenet_v2_dyn.onnx'))]) {
+    const theirs = await ort.InferenceSession.create(bytes);
+    const ours = await InferenceSession.create(bytes);
+    assert.deepEqual(ours.inputMetadata, theirs.inputMetadata);
+    assert.deepEqual(ours.outputNames, theirs.outputNames);
+    for (const m of ours.outputMetadata) assert.equal(m.isTensor, true);
+    await ours.release();
+  }
+});
+
+test('run() with fetches: a list, a map to null or to a tensor to write into, or run options', async () => {
+  const session = await InferenceSession.create(twoOutputs);
+  const x = new Tensor(Float32Array.from([-1, 2, -3, 4, -5, 6]), [1, 2, 3]);
+  const all = await session.run({ x }, { tag: 'all' });
+  assert.deepEqual(Object.keys(all).sort(), ['y', 'z']);
+  assert.deepEqual(Array.from(all.y.data), [0, 2, 0, 4, 0, 6]);
+  assert.deepEqual(Object.keys(await session.run({ x }, ['z'])), ['z']);
+  const into = new Tensor('float32', new Float32Array(6), [1, 2, 3]);
+  const mapped = await session.run({ x }, { y: into, z: null });
+  assert.equal(mapped.y, into);
+  assert.deepEqual(Array.from(into.data), [0, 2, 0, 4, 0, 6]);
+  assert.deepEqual(Array.from(mapped.z.data), [1, -2, 3, -4, 5, -6]);
+  await assert.rejects(session.run({ x }, ['nope']), RangeError);
+  assert.equal(all.y.location, 'cpu');
+  await session.release();
+});
+
+test('a zoo model through webnx/ort gives onnxruntime-node\'s outputs within 1e-4 relative', async () => {
+  const bytes = readFileSync(modelPath('mobilenet_v2.onnx'));
+  const data = seededFloats(3 * 224 * 224, 5);
+  const theirs = await ort.InferenceSession.create(bytes);
+  const want = await theirs.run({ input: new ort.Tensor('float32', data, [1, 3, 224, 224]) });
+  const ours = await InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const got = await ours.run({ input: new Tensor('float32', data, [1, 3, 224, 224]) });
+  assert.ok(relativeMaxError(got.output.data, want.output.data) < 1e-4);
+  await ours.release();
+});
+
+test('Tensor: every constructor form, getData, dispose and reshape', async () => {
+  const forms = [
+    [['float32', [1, 2, 3, 4], [2, 2]]],
+    [[Float64Array.from([1, 2])], [new Int8Array(3), [3]], [BigInt64Array.from([1n]), [1]]],
+    [[[true, false, true]]],
+    [[new Uint8ClampedArray([1, 300 % 256])]],
+    [['uint8', new Uint8ClampedArray([7, 8])]],
+  ].flat();
+  for (const args of forms) {
+    const theirs = new ort.Tensor(...args);
+    const ours = new Tensor(...args);
+    assert.equal(ours.type, theirs.type, `${args[0]?.constructor?.name} ${args[0]}`);
+    assert.deepEqual(ours.dims, theirs.dims);
+    assert.deepEqual(Array.from(ours.data), Array.from(theirs.data));
+  }
+  const t = new Tensor('float32', Float32Array.from([1, 2, 3, 4, 5, 6]), [2, 3]);
+  const r = t.reshape([3, 2]);
+  assert.deepEqual(r.dims, [3, 2]);
+  assert.equal(r.data, t.data);
+  assert.equal(await t.getData(true), r.data);
+  assert.throws(() => t.data, /disposed/);
+  assert.throws(() => new Tensor([]), TypeError);
+  assert.throws(() => new Tensor(['a']), (e) => e.code === 'UnsupportedDtype');
+});
+
+test('env: versions, wasm flags taken at create, other execution providers fall back with one warning', async () => {
+  assert.match(env.versions.common, /^\d+\.\d+\.\d+$/);
+  env.wasm.simd = 'fixed';
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (...args) => warnings.push(args.join(' '));
+  try {
+    for (let i = 0; i < 2; i++) {
+      const s = await InferenceSession.create(twoOutputs, { executionProviders: ['webgpu', 'wasm'] });
+      await s.release();
+    }
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(webnxEnv.simd, 'simd');
+  assert.ok(!webnxEnv.backend.includes('relaxed'), webnxEnv.backend);
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0], /webgpu/);
+});
+
+test('errors are Errors with webnx\'s code, naming the input', async () => {
+  const session = await InferenceSession.create(twoOutputs);
+  const wrong = new Tensor('float32', new Float32Array(4), [1, 4]);
+  await assert.rejects(session.run({ x: wrong }), (e) => e instanceof Error && e.code === 'ShapeMismatch' && /x/.test(e.message));
+  await assert.rejects(session.run({ w: wrong }), (e) => e instanceof Error && typeof e.code === 'string' && /w/.test(e.message));
+  await session.release();
+});
