@@ -12,6 +12,22 @@ export declare class Tensor extends WebnxTensor {
   dispose(): void;
   /** The same data under other dims (of the same size). */
   reshape(dims: readonly number[]): Tensor;
+  /** Browsers: a float32 [1, C, H, W] tensor of (pixel + bias) / mean, as onnxruntime-web makes it. */
+  static fromImage(image: ImageData | HTMLImageElement | ImageBitmap | string,
+    options?: ImageOptions): Promise<Tensor>;
+  toImageData(options?: ImageOptions): ImageData;
+  toDataURL(options?: ImageOptions): string;
+}
+
+export interface ImageOptions {
+  resizedWidth?: number;
+  resizedHeight?: number;
+  format?: 'RGB' | 'RGBA' | 'BGR' | 'RBG';
+  tensorFormat?: 'RGB' | 'RGBA' | 'BGR' | 'RBG';
+  tensorLayout?: 'NCHW' | 'NHWC';
+  dataType?: 'float32' | 'uint8';
+  norm?: { mean?: number | [number, number, number] | [number, number, number, number];
+    bias?: number | [number, number, number] | [number, number, number, number] };
 }
 
 export declare namespace InferenceSession {

@@ -6,6 +6,7 @@ import { InferenceSession as WebnxSession } from './session.mjs';
 import { Tensor as WebnxTensor } from './tensor.mjs';
 import { env as webnxEnv } from './env.mjs';
 import { WebnxError } from './errors.mjs';
+import { tensorFromImage, tensorToDataURL, tensorToImageData } from './ort-image.mjs';
 
 // The onnxruntime-common release whose surface this module follows.
 const SURFACE_VERSION = '1.30.0';
@@ -95,6 +96,13 @@ export class Tensor extends WebnxTensor {
   dispose() { this.#data = undefined; }
 
   reshape(dims) { return new Tensor(this.type, this.data, dims); }
+
+  // Browsers (a canvas): js/ort-image.mjs.
+  static fromImage(image, options) {
+    return tensorFromImage(image, options, (type, data, dims) => new Tensor(type, data, dims));
+  }
+  toImageData(options) { return tensorToImageData(this, options); }
+  toDataURL(options) { return tensorToDataURL(this, options); }
 }
 
 const CPU_PROVIDERS = new Set(['wasm', 'cpu']);
