@@ -24,10 +24,14 @@ export const env = {
   versions: { common: SURFACE_VERSION, web: SURFACE_VERSION },
 };
 
+// A wasmPaths that held no webnx files (onnxruntime-web's own folder, often a library's CDN
+// default): not forwarded again.
+let ignoredWasmPaths;
+
 // env.wasm's runtime settings onto webnx's env, before its runtime loads.
 function applyWasmFlags() {
   const { simd, wasmPaths, wasmBinary } = env.wasm;
-  if (wasmPaths !== undefined) webnxEnv.wasmPaths = wasmPaths;
+  if (wasmPaths !== undefined && wasmPaths !== ignoredWasmPaths) webnxEnv.wasmPaths = wasmPaths;
   if (wasmBinary !== undefined) webnxEnv.wasmBinary = wasmBinary;
   // false and 'fixed' ask for the build without relaxed SIMD; webnx has no build without SIMD.
   if (simd === false || simd === 'fixed') webnxEnv.simd = 'simd';
@@ -170,7 +174,19 @@ export class InferenceSession {
     const { source, options } = createArgs(arg0, arg1, arg2, arg3);
     if (typeof options !== 'object') throw new TypeError("'options' must be an object");
     applyWasmFlags();
-    return new InferenceSession(await WebnxSession.create(source, sessionOptions(options)), options);
+    const webnxOptions = sessionOptions(options);
+    try {
+      return new InferenceSession(await WebnxSession.create(source, webnxOptions), options);
+    } catch (e) {
+      // Libraries point env.wasm.wasmPaths at onnxruntime-web's files (vad-web's default is a
+      // CDN folder of them): where no webnx build is found there, webnx's own files load.
+      if (e.code !== 'WasmLoadFailed' || webnxEnv.wasmPaths === undefined || webnxEnv.wasmPaths !== env.wasm.wasmPaths) throw e;
+      ignoredWasmPaths = env.wasm.wasmPaths;
+      webnxEnv.wasmPaths = undefined;
+      console.warn(`webnx: env.wasm.wasmPaths (${JSON.stringify(ignoredWasmPaths)}) holds no webnx build; ` +
+        'loading webnx\'s own files');
+      return new InferenceSession(await WebnxSession.create(source, webnxOptions), options);
+    }
   }
 
   get inputNames() { return this.#session.inputNames; }
@@ -191,7 +207,7 @@ export class InferenceSession {
     for (const name of names) {
       if (!this.outputNames.includes(name)) throw new RangeError(`'fetches' names no output '${name}'`);
     }
-    const outputs = await this.#session.run(feeds, { profile: this.#profiling });
+    const outputs = await this.#session.run(this.#asDeclared(feeds), { profile: this.#profiling });
     if (this.#profiling) this.#profile.push(this.#session.lastProfile);
     const result = {};
     for (const name of names) {
@@ -200,6 +216,21 @@ export class InferenceSession {
       result[name] = into ? writeInto(into, got, name) : new Tensor(got.type, got.data, got.dims);
     }
     return result;
+  }
+
+  // onnxruntime takes a one-element tensor of any rank for an input declared scalar (vad-web
+  // feeds its sample rate as [16000n]): so does this, as the scalar.
+  #asDeclared(feeds) {
+    if (feeds === null || typeof feeds !== 'object') return feeds;
+    const scalars = this.#session.inputMetadata.filter((m) => Array.isArray(m.dims) && m.dims.length === 0);
+    let out = feeds;
+    for (const { name } of scalars) {
+      const t = feeds[name];
+      if (!(t instanceof WebnxTensor) || t.size !== 1 || t.dims.length === 0) continue;
+      if (out === feeds) out = { ...feeds };
+      out[name] = new WebnxTensor(t.type, t.data, []);
+    }
+    return out;
   }
 
   startProfiling() { this.#profiling = true; }

@@ -1,0 +1,157 @@
+// Published libraries built on onnxruntime-web, run unchanged in Chromium through webnx/ort
+// (issue 27): each library's documented usage is bundled twice by Vite, once as published and
+// once with 'onnxruntime-web' aliased to a recorder around js/ort.mjs, and the two pages give the
+// same results in the same test. The recorder fails the test when the library reads a member of
+// `ort` (or of `ort.env`) that webnx/ort does not have. Times (median of the runs, alternating)
+// and the bytes each page fetched for inference (everything but the page, its bundle and the
+// model) are printed: they are measured, not asserted.
+//
+// Libraries: @ricky0123/vad-web (speech: Silero voice activity detection, NonRealTimeVAD).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { build } from 'vite';
+import { launchBrowser, repoRoot, startServer } from './helpers.mjs';
+import { REPO_MOUNTS } from '../../scripts/serve.mjs';
+
+const work = path.join(repoRoot, 'build/libraries');
+const RUNS = 3;
+
+// 'onnxruntime-web' for the webnx build: webnx/ort, every member read recorded (CommonJS, so
+// that the namespace a CommonJS library requires is this Proxy itself).
+const RECORDER = `const ort = require(${JSON.stringify(path.join(repoRoot, 'js/ort.mjs'))});
+const missing = (globalThis.__ortMissing = new Set());
+const watch = (target, prefix) => new Proxy(target, {
+  get(t, key) {
+    if (typeof key === 'string' && !(key in t) && key !== 'then' && key !== '__esModule') missing.add(prefix + key);
+    const value = t[key];
+    return key === 'env' ? watch(value, 'env.') : value;
+  },
+});
+module.exports = watch(ort, '');
+`;
+
+// vad-web's NonRealTimeVAD (its README's usage) on four seconds at 16 kHz: silence, a voiced,
+// vowel-like sound (a pulse train at a moving pitch through two formant resonances), silence.
+const VAD_APP = `import { NonRealTimeVAD } from '@ricky0123/vad-web';
+function voice() {
+  const rate = 16000, out = new Float32Array(rate * 4);
+  let phase = 0;
+  const y1 = [0, 0], y2 = [0, 0], formants = [[700, 110], [1200, 130]];
+  for (let i = 0; i < out.length; i++) {
+    const t = i / rate;
+    phase += (120 + 30 * Math.sin(2 * Math.PI * 3 * t)) / rate;
+    const pulse = phase >= 1 ? ((phase -= 1), 1) : 0;
+    let v = 0;
+    formants.forEach(([f, bw], k) => {
+      const r = Math.exp(-Math.PI * bw / rate), c = 2 * r * Math.cos(2 * Math.PI * f / rate);
+      const y = pulse + c * y1[k] - r * r * y2[k];
+      y2[k] = y1[k];
+      y1[k] = y;
+      v += y;
+    });
+    out[i] = t > 1 && t < 2.6 ? 0.05 * v * (0.6 + 0.4 * Math.sin(2 * Math.PI * 5 * t)) : 0.0005 * Math.sin(i);
+  }
+  return out;
+}
+const result = document.getElementById('result');
+try {
+  const t0 = performance.now();
+  const vad = await NonRealTimeVAD.new({
+    modelURL: '/vad-model/silero_vad_legacy.onnx',
+    ortConfig: (ort) => {
+      ort.env.wasm.numThreads = 1;
+      ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
+    },
+  });
+  const t1 = performance.now();
+  const segments = [];
+  for await (const s of vad.run(voice(), 16000)) {
+    segments.push({ start: s.start, end: s.end, samples: s.audio.length, energy: s.audio.reduce((a, v) => a + v * v, 0) });
+  }
+  window.libraryResult = { output: segments, loadMs: t1 - t0, runMs: performance.now() - t1,
+    missing: [...(globalThis.__ortMissing ?? [])] };
+  result.dataset.state = 'done';
+} catch (e) {
+  result.textContent = e.message;
+  result.dataset.state = 'error';
+}
+`;
+
+const LIBRARIES = [
+  { name: '@ricky0123/vad-web 0.0.31 (speech)', dir: 'vad', app: VAD_APP,
+    mounts: { '/vad-model/': path.join(repoRoot, 'node_modules/@ricky0123/vad-web/dist') }, model: '/vad-model/' },
+];
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+// Both bundles of one library's app: dist-ort (as published) and dist-webnx (aliased).
+async function bundle(library) {
+  const root = path.join(work, library.dir);
+  await mkdir(root, { recursive: true });
+  await writeFile(path.join(root, 'index.html'),
+    '<!doctype html><html><body><div id="result"></div><script type="module" src="./main.js"></script></body></html>\n');
+  await writeFile(path.join(root, 'main.js'), library.app);
+  await writeFile(path.join(root, 'ort-recorder.cjs'), RECORDER);
+  const recorder = path.join(root, 'ort-recorder.cjs');
+  for (const [outDir, alias] of [['dist-ort', []], ['dist-webnx', [{ find: /^onnxruntime-web(\/wasm)?$/, replacement: recorder }]]]) {
+    await build({ root, base: './', configFile: false, logLevel: 'error', resolve: { alias }, build: { outDir, emptyOutDir: true } });
+  }
+  return root;
+}
+
+// One page load: its result, and the bytes it fetched beside its page, bundle and model.
+async function runPage(url, modelPrefix) {
+  const page = await browser.context.newPage();
+  let bytes = 0;
+  page.on('requestfinished', async (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.endsWith('.html') || pathname.includes('/assets/index-') || pathname.startsWith(modelPrefix)) return;
+    const response = await request.response();
+    if (response?.ok()) bytes += (await request.sizes()).responseBodySize;
+  });
+  try {
+    await page.goto(url);
+    await page.waitForSelector('#result[data-state]', { state: 'attached', timeout: 120_000 });
+    const state = await page.getAttribute('#result', 'data-state');
+    if (state !== 'done') throw new Error(`${url}: ${await page.textContent('#result')}`);
+    return { ...(await page.evaluate(() => window.libraryResult)), bytes };
+  } finally {
+    await page.close();
+  }
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+for (const library of LIBRARIES) {
+  test(`${library.name} runs unchanged through webnx/ort, with onnxruntime-web's results`, async () => {
+    const root = await bundle(library);
+    const server = await startServer({
+      ...REPO_MOUNTS, ...library.mounts,
+      '/app-ort/': path.join(root, 'dist-ort'), '/app-webnx/': path.join(root, 'dist-webnx'),
+    });
+    try {
+      const runs = { ort: [], webnx: [] };
+      for (let i = 0; i < RUNS; i++) {
+        for (const which of ['ort', 'webnx']) runs[which].push(await runPage(`${server.url}/app-${which}/index.html`, library.model));
+      }
+      for (const run of runs.webnx) {
+        assert.deepEqual(run.missing, [], 'members of onnxruntime-web the library read and webnx/ort lacks');
+        assert.deepEqual(run.output, runs.ort[0].output);
+      }
+      assert.ok(runs.ort[0].output.length > 0, 'the library found something to compare');
+      const row = (which) => `${which}: load ${median(runs[which].map((r) => r.loadMs)).toFixed(1)} ms, ` +
+        `run ${median(runs[which].map((r) => r.runMs)).toFixed(1)} ms, ${runs[which][0].bytes} bytes fetched`;
+      console.log(`${library.name}: ${row('ort')}; ${row('webnx')}`);
+    } finally {
+      await server.close();
+    }
+  });
+}
