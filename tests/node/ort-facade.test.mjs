@@ -130,6 +130,27 @@ test('env: versions, wasm flags taken at create, other execution providers fall 
   assert.match(warnings[0], /webgpu/);
 });
 
+test('a one-element tensor fed to an input declared scalar is taken as the scalar, as onnxruntime takes it', async () => {
+  const scalarInput = onnxJsonToOnnx({
+    irVersion: '8', opsetImport: [{ domain: '', version: '13' }],
+    graph: {
+      name: 'g',
+      node: [{ opType: 'Add', input: ['x', 's'], output: ['y'] }],
+      input: [vi('x', [{ dimValue: '3' }]), vi('s', [])],
+      output: [vi('y', [{ dimValue: '3' }])],
+    },
+  });
+  const theirs = await ort.InferenceSession.create(scalarInput);
+  const ours = await InferenceSession.create(scalarInput);
+  const feeds = (T) => ({ x: new T('float32', Float32Array.from([1, 2, 3]), [3]), s: new T('float32', Float32Array.from([10]), [1]) });
+  const want = await theirs.run(feeds(ort.Tensor));
+  const got = await ours.run(feeds(Tensor));
+  assert.deepEqual(Array.from(got.y.data), Array.from(want.y.data));
+  const two = { x: new Tensor('float32', Float32Array.from([1, 2, 3]), [3]), s: new Tensor('float32', Float32Array.from([1, 2]), [2]) };
+  await assert.rejects(ours.run(two), (e) => e.code === 'ShapeMismatch' && /'s'/.test(e.message));
+  await ours.release();
+});
+
 test('errors are Errors with webnx\'s code, naming the input', async () => {
   const session = await InferenceSession.create(twoOutputs);
   const wrong = new Tensor('float32', new Float32Array(4), [1, 4]);
