@@ -120,7 +120,7 @@ function sessionOptions(options) {
     warnedProviders = true;
     console.warn(`webnx: execution provider(s) ${others.join(', ')} are not available; running on wasm`);
   }
-  if (options.externalData) {
+  if (options.externalData?.length) {
     throw new WebnxError('UnsupportedFeature', 'models with external data are not supported by webnx yet');
   }
   const out = {};

