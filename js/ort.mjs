@@ -24,18 +24,24 @@ export const env = {
   versions: { common: SURFACE_VERSION, web: SURFACE_VERSION },
 };
 
-// A wasmPaths that held no webnx files (onnxruntime-web's own folder, often a library's CDN
-// default): not forwarded again.
-let ignoredWasmPaths;
+// A wasmPaths or wasmBinary that held no webnx build (onnxruntime-web's own files, often a
+// library's CDN default, or its bytes): not forwarded again.
+const ignored = { wasmPaths: undefined, wasmBinary: undefined };
 
-// env.wasm's runtime settings onto webnx's env, before its runtime loads.
+// env.wasm's runtime settings onto webnx's env, before its runtime loads; true when a location
+// of the .wasm came from there.
 function applyWasmFlags() {
   const { simd, wasmPaths, wasmBinary } = env.wasm;
-  if (wasmPaths !== undefined && wasmPaths !== ignoredWasmPaths) webnxEnv.wasmPaths = wasmPaths;
-  if (wasmBinary !== undefined) webnxEnv.wasmBinary = wasmBinary;
+  let forwarded = false;
+  for (const [key, value] of [['wasmPaths', wasmPaths], ['wasmBinary', wasmBinary]]) {
+    if (value === undefined || value === ignored[key]) continue;
+    webnxEnv[key] = value;
+    forwarded = true;
+  }
   // false and 'fixed' ask for the build without relaxed SIMD; webnx has no build without SIMD.
   if (simd === false || simd === 'fixed') webnxEnv.simd = 'simd';
   if (simd === 'relaxed') webnxEnv.simd = 'relaxed';
+  return forwarded;
 }
 
 const TYPE_OF_ARRAY = new Map([
@@ -173,18 +179,21 @@ export class InferenceSession {
   static async create(arg0, arg1, arg2, arg3) {
     const { source, options } = createArgs(arg0, arg1, arg2, arg3);
     if (typeof options !== 'object') throw new TypeError("'options' must be an object");
-    applyWasmFlags();
+    const forwarded = applyWasmFlags();
     const webnxOptions = sessionOptions(options);
     try {
       return new InferenceSession(await WebnxSession.create(source, webnxOptions), options);
     } catch (e) {
       // Libraries point env.wasm.wasmPaths at onnxruntime-web's files (vad-web's default is a
-      // CDN folder of them): where no webnx build is found there, webnx's own files load.
-      if (e.code !== 'WasmLoadFailed' || webnxEnv.wasmPaths === undefined || webnxEnv.wasmPaths !== env.wasm.wasmPaths) throw e;
-      ignoredWasmPaths = env.wasm.wasmPaths;
-      webnxEnv.wasmPaths = undefined;
-      console.warn(`webnx: env.wasm.wasmPaths (${JSON.stringify(ignoredWasmPaths)}) holds no webnx build; ` +
-        'loading webnx\'s own files');
+      // CDN folder of them; transformers.js may fetch its binary into wasmBinary): where they
+      // hold no webnx build, webnx's own files load.
+      if (e.code !== 'WasmLoadFailed' || !forwarded) throw e;
+      for (const key of ['wasmPaths', 'wasmBinary']) {
+        ignored[key] = env.wasm[key];
+        webnxEnv[key] = undefined;
+      }
+      console.warn(`webnx: env.wasm's ${env.wasm.wasmBinary ? 'wasmBinary' : 'wasmPaths'} holds no webnx build ` +
+        `(${e.message}); loading webnx's own files`);
       return new InferenceSession(await WebnxSession.create(source, webnxOptions), options);
     }
   }

@@ -3,6 +3,7 @@
 // argument checks, metadata, run() with fetches, Tensor's forms, env, errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import { InferenceSession, Tensor, env } from '../../js/ort.mjs';
@@ -149,6 +150,31 @@ test('a one-element tensor fed to an input declared scalar is taken as the scala
   const two = { x: new Tensor('float32', Float32Array.from([1, 2, 3]), [3]), s: new Tensor('float32', Float32Array.from([1, 2]), [2]) };
   await assert.rejects(ours.run(two), (e) => e.code === 'ShapeMismatch' && /'s'/.test(e.message));
   await ours.release();
+});
+
+// In a fresh process: the runtime loads once per process, and this is about that load.
+test('env.wasm.wasmBinary or wasmPaths holding onnxruntime-web\'s own build: webnx loads its own, with one warning', () => {
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { InferenceSession, Tensor, env } from ${JSON.stringify(new URL('../../js/ort.mjs', import.meta.url).href)};
+    const warnings = [];
+    console.warn = (...args) => warnings.push(args.join(' '));
+    const ortDist = ${JSON.stringify(new URL('../../node_modules/onnxruntime-web/dist/', import.meta.url).pathname)};
+    if (process.argv[1] === 'binary') env.wasm.wasmBinary = readFileSync(ortDist + 'ort-wasm-simd-threaded.wasm');
+    else env.wasm.wasmPaths = ortDist;
+    const bytes = readFileSync(${JSON.stringify(modelPath('mobilenet_v2_dyn.onnx'))});
+    for (let i = 0; i < 2; i++) {
+      const s = await InferenceSession.create(bytes);
+      await s.run({ input: new Tensor('float32', new Float32Array(3 * 224 * 224), [1, 3, 224, 224]) });
+      await s.release();
+    }
+    console.log(JSON.stringify(warnings));`;
+  for (const which of ['binary', 'paths']) {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, which], { encoding: 'utf8' });
+    const warnings = JSON.parse(out.trim().split('\n').pop());
+    assert.equal(warnings.length, 1, `${which}: ${warnings.join('\n')}`);
+    assert.match(warnings[0], /holds no webnx build/);
+  }
 });
 
 test('errors are Errors with webnx\'s code, naming the input', async () => {
