@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import { InferenceSession, Tensor, env } from '../../js/ort.mjs';
 import { env as webnxEnv } from '../../js/env.mjs';
@@ -150,6 +150,22 @@ test('a one-element tensor fed to an input declared scalar is taken as the scala
   const two = { x: new Tensor('float32', Float32Array.from([1, 2, 3]), [3]), s: new Tensor('float32', Float32Array.from([1, 2]), [2]) };
   await assert.rejects(ours.run(two), (e) => e.code === 'ShapeMismatch' && /'s'/.test(e.message));
   await ours.release();
+});
+
+test('env.wasm.proxy runs the session in a worker, with the same results', async () => {
+  const x = new Tensor(Float32Array.from([-1, 2, -3, 4, -5, 6]), [1, 2, 3]);
+  const direct = await InferenceSession.create(twoOutputs);
+  const threads = () => readdirSync('/proc/self/task').length;
+  const before = threads();
+  env.wasm.proxy = true;
+  const proxied = await InferenceSession.create(twoOutputs);
+  env.wasm.proxy = false;
+  assert.ok(threads() > before, 'a worker thread started for the proxied session');
+  const [a, b] = [await direct.run({ x }), await proxied.run({ x })];
+  assert.deepEqual(Array.from(b.z.data), Array.from(a.z.data));
+  assert.ok(b.z instanceof Tensor);
+  await direct.release();
+  await proxied.release();
 });
 
 // In a fresh process: the runtime loads once per process, and this is about that load.
