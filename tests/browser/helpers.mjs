@@ -1,6 +1,7 @@
 // Shared by the browser tests: headless Chromium (playwright-core + Debian's chromium, fresh
 // profile each launch), the repo's static server on 127.0.0.1, screenshots under build/artifacts.
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -33,6 +34,21 @@ export async function startServer(mounts = REPO_MOUNTS, options) {
     url,
     close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
   };
+}
+
+// One browser and one server (the repository's mounts) for a test file: `browser` and `server`
+// are set once its `before` has run, and both closed `after` it.
+export function sharedBrowser() {
+  const shared = {};
+  before(async () => {
+    shared.server = await startServer();
+    shared.browser = await launchBrowser();
+  });
+  after(async () => {
+    await shared.browser?.close();
+    await shared.server?.close();
+  });
+  return shared;
 }
 
 // Run in a page before its scripts: WebAssembly as in an engine without relaxed SIMD (Safari,

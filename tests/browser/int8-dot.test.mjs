@@ -3,22 +3,14 @@
 // and its integer outputs are bitwise the plain build's: ConvInteger (dense and depthwise) and
 // MatMulInteger with uint8 and int8 operands, zero points per tensor and per channel, depths past
 // the relaxed GEMM's depth block.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, openPage, startServer } from './helpers.mjs';
+import { openPage, sharedBrowser } from './helpers.mjs';
 import { initializer, int, ints, ints8, modelOf } from '../node/quant-models.mjs';
 import { Rng } from '../fuzz-diff/generator.mjs';
 import { relaxedDotKind } from '../node/relaxed-dot-probe.mjs';
 
-let browser, server;
-before(async () => {
-  browser = await launchBrowser();
-  server = await startServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const shared = sharedBrowser();
 
 const rng = new Rng(29);
 const C = 120, H = 7, W = 6, OC = 19;  // K = 120 * 9 = 1080 per conv output
@@ -56,7 +48,7 @@ const feeds = {
 // The model on the build env.simd picks, and what the engine's relaxed dot computes
 // (tests/node/relaxed-dot-probe.mjs).
 async function runPage(simd) {
-  const page = await openPage(browser, `${server.url}/web/style.css`);
+  const page = await openPage(shared.browser, `${shared.server.url}/web/style.css`);
   try {
     return await page.evaluate(async ({ simd, bytes, feeds }) => {
       const { InferenceSession, Tensor, env } = await import('/js/index.mjs');

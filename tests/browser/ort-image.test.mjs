@@ -3,23 +3,15 @@
 // an ImageBitmap and a URL, with norm, tensorFormat and resized sizes; toImageData and toDataURL
 // with formats, norm and layouts; the same errors where onnxruntime-web has them. Equal means
 // equal: the same data, element for element, and the same data URL.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, openPage, startServer } from './helpers.mjs';
+import { openPage, sharedBrowser } from './helpers.mjs';
 
-let browser, server;
-before(async () => {
-  browser = await launchBrowser();
-  server = await startServer();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const shared = sharedBrowser();
 
 // Runs every case with both Tensor classes in the page: { name: [webnx result, ort result] }.
 async function bothInPage() {
-  const page = await openPage(browser, `${server.url}/web/style.css`);
+  const page = await openPage(shared.browser, `${shared.server.url}/web/style.css`);
   try {
     return await page.evaluate(async () => {
       const webnx = (await import('/js/ort.mjs')).Tensor;

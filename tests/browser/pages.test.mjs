@@ -1,28 +1,17 @@
 // The demo pages in web/, served by scripts/serve.mjs, each opened, used and checked, with a
 // screenshot of each in build/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { launchBrowser, openPage, repoRoot, screenshot, startServer } from './helpers.mjs';
+import { openPage, repoRoot, screenshot, sharedBrowser } from './helpers.mjs';
 import { digitToStrokes, drawWithMouse } from './digit-strokes.mjs';
 
-let browser;
-let server;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const shared = sharedBrowser();
 
 test('digits: held-out digits drawn as strokes reach the model unchanged and are classified', async () => {
   const heldout = JSON.parse(await readFile(path.join(repoRoot, 'examples/digits/heldout.json'), 'utf8'));
-  const page = await openPage(browser, `${server.url}/web/digits.html`);
+  const page = await openPage(shared.browser, `${shared.server.url}/web/digits.html`);
   try {
     await page.waitForSelector('body[data-state=ready]');
     await page.uncheck('#fit'); // draw at the dataset's own scale…
@@ -57,7 +46,7 @@ test('digits: held-out digits drawn as strokes reach the model unchanged and are
 });
 
 test('model lab: a zoo model in a Worker lists its ops, runs on an image and shows the per-op profile', async () => {
-  const page = await openPage(browser, `${server.url}/web/lab.html`);
+  const page = await openPage(shared.browser, `${shared.server.url}/web/lab.html`);
   try {
     await page.waitForSelector('body[data-state=ready]');
     await page.waitForFunction(() => document.querySelectorAll('#zoo option').length > 1);
@@ -86,7 +75,7 @@ test('model lab: a zoo model in a Worker lists its ops, runs on an image and sho
 });
 
 test('model lab: an unsupported model still lists its ops, and says which ones fail', async () => {
-  const page = await openPage(browser, `${server.url}/web/lab.html`);
+  const page = await openPage(shared.browser, `${shared.server.url}/web/lab.html`);
   try {
     await page.waitForSelector('body[data-state=ready]');
     await page.setInputFiles('#file', path.join(repoRoot, 'build/models/testdata/unknown_ops.onnx'));
@@ -103,8 +92,8 @@ test('model lab: an unsupported model still lists its ops, and says which ones f
 
 // The bench page with `threads` for both runtimes (default 1); returns its result rows.
 async function benchRows(models, query, shot) {
-  const page = await openPage(browser,
-    `${server.url}/web/bench.html?models=${models.join(',')}&runs=3&warmup=1&autorun=1${query}`);
+  const page = await openPage(shared.browser,
+    `${shared.server.url}/web/bench.html?models=${models.join(',')}&runs=3&warmup=1&autorun=1${query}`);
   try {
     await page.waitForSelector('body[data-state=done], body[data-state=error]', { timeout: 120_000 });
     assert.equal(await page.getAttribute('body', 'data-state'), 'done', await page.textContent('#status'));
