@@ -42,8 +42,14 @@ class ReduceKernel : public Kernel {
 
     const Shape& x = ctx.shape(0);
     const int64_t rank = static_cast<int64_t>(x.size());
-    identity_ = axes.empty() && noop_with_empty_axes;
-    std::vector<bool> reduced(x.size(), axes.empty() && !identity_);
+    // No axes with noop_with_empty_axes reduces nothing, "but other operations will be
+    // performed" (the spec): each output is the reduction of its one element, x^2 for
+    // SumSquare, |x| for L1 and L2, log(x) for LogSum; a plain copy where that is x itself.
+    const bool reduce_nothing = axes.empty() && noop_with_empty_axes;
+    identity_ = reduce_nothing &&
+                (op_ == ReduceOp::kSum || op_ == ReduceOp::kMean || op_ == ReduceOp::kMax ||
+                 op_ == ReduceOp::kMin || op_ == ReduceOp::kProd);
+    std::vector<bool> reduced(x.size(), axes.empty() && !reduce_nothing);
     for (int64_t a : axes) {
       int64_t axis = 0;
       if (!nn::NormalizeAxis(a, rank, &axis)) {

@@ -190,6 +190,43 @@ TEST(Reduce, NoopWithEmptyAxes) {
   ExpectAllNear(out[0], NaiveReduce(x, Ops()[2], {}, false));
 }
 
+// Reducing nothing still performs each op's other operations, as the spec says and onnxruntime
+// computes (fuzz-diff seed 23000972: ReduceSumSquare gave x, not x^2).
+TEST(Reduce, NoopWithEmptyAxesKeepsEachOpsElementFunction) {
+  const std::vector<float> values = {-0.5f, 2.f, 0.25f, -3.f, 1.f, 0.f};
+  const Tensor x = MakeFloat({2, 3}, values);
+  const std::vector<int64_t> none;
+  const struct {
+    const char* op;
+    float (*f)(float);
+  } cases[] = {
+      {"ReduceSum", [](float v) { return v; }},
+      {"ReduceMean", [](float v) { return v; }},
+      {"ReduceMax", [](float v) { return v; }},
+      {"ReduceProd", [](float v) { return v; }},
+      {"ReduceSumSquare", [](float v) { return v * v; }},
+      {"ReduceL1", [](float v) { return std::fabs(v); }},
+      {"ReduceL2", [](float v) { return std::sqrt(v * v); }},
+      {"ReduceLogSum", [](float v) { return std::log(v); }},
+      {"ReduceLogSumExp", [](float v) { return v; }},
+  };
+  for (const auto& c : cases) {
+    std::vector<Tensor> out;
+    ASSERT_TRUE(
+        Reduce(c.op, 18, x, &none, true, false, &out, {{"noop_with_empty_axes", IntAttr(1)}}).ok())
+        << c.op;
+    ASSERT_EQ(out[0].shape, x.shape) << c.op;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const float want = c.f(values[i]), got = out[0].ptr<float>()[i];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << c.op << " " << values[i];
+      } else {
+        EXPECT_FLOAT_EQ(got, want) << c.op << " " << values[i];
+      }
+    }
+  }
+}
+
 TEST(Reduce, EmptySet) {
   Tensor x = MakeFloat({2, 0, 4}, {});
   const std::vector<int64_t> axes = {1};
