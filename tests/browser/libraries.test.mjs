@@ -2,9 +2,10 @@
 // (issue 27): each library's documented usage is bundled twice by Vite, once as published and
 // once with 'onnxruntime-web' aliased to a recorder around js/ort.mjs, and the two pages give the
 // same results in the same test. The recorder fails the test when the library reads a member of
-// `ort` (or of `ort.env`) that webnx/ort does not have. Times (median of the runs, alternating)
-// and the bytes each page fetched for inference (everything but the page, its bundle and the
-// model) are printed: they are measured, not asserted.
+// `ort` (or of `ort.env`) that webnx/ort does not have. Times (median of the page loads,
+// alternating: the library's set-up, its first inference call and a second, warm one) and the
+// bytes each page fetched for inference (everything but the page, its bundle and the model) are
+// printed: they are measured, not asserted.
 //
 // Libraries: @ricky0123/vad-web (speech: Silero voice activity detection, NonRealTimeVAD),
 // @gutenye/ocr-browser (OCR: PaddleOCR's PP-OCRv4 detection and recognition),
@@ -68,12 +69,17 @@ try {
     },
   });
   const t1 = performance.now();
-  const segments = [];
-  for await (const s of vad.run(voice(), 16000)) {
-    segments.push({ start: s.start, end: s.end, samples: s.audio.length, energy: s.audio.reduce((a, v) => a + v * v, 0) });
+  const runMs = [];
+  let segments;
+  for (let call = 0; call < 2; call++) {  // the first call, then a warm one
+    const start = performance.now();
+    segments = [];
+    for await (const s of vad.run(voice(), 16000)) {
+      segments.push({ start: s.start, end: s.end, samples: s.audio.length, energy: s.audio.reduce((a, v) => a + v * v, 0) });
+    }
+    runMs.push(performance.now() - start);
   }
-  window.libraryResult = { output: segments, loadMs: t1 - t0, runMs: performance.now() - t1,
-    missing: [...(globalThis.__ortMissing ?? [])] };
+  window.libraryResult = { output: segments, loadMs: t1 - t0, runMs, missing: [...(globalThis.__ortMissing ?? [])] };
   result.dataset.state = 'done';
 } catch (e) {
   result.textContent = e.message;
@@ -106,9 +112,15 @@ try {
     dictionaryPath: '/ocr-models/ppocr_keys_v1.txt',
   } });
   const t1 = performance.now();
-  const lines = await ocr.detect(canvas.toDataURL());
+  const runMs = [];
+  let lines;
+  for (let call = 0; call < 2; call++) {  // the first call, then a warm one
+    const start = performance.now();
+    lines = await ocr.detect(canvas.toDataURL());
+    runMs.push(performance.now() - start);
+  }
   window.libraryResult = { output: lines.map((l) => ({ text: l.text, mean: l.mean, box: l.box })),
-    loadMs: t1 - t0, runMs: performance.now() - t1, missing: [...(globalThis.__ortMissing ?? [])] };
+    loadMs: t1 - t0, runMs, missing: [...(globalThis.__ortMissing ?? [])] };
   result.dataset.state = 'done';
 } catch (e) {
   result.textContent = e.message;
@@ -132,9 +144,15 @@ try {
   const extract = await pipeline('feature-extraction', 'tiny-bert', { dtype: 'fp32', device: 'wasm' });
   const t1 = performance.now();
   const sentences = ['Hello world, webnx runs models.', 'The quick brown fox jumps over the lazy dog!', 'Speech and text'];
-  const embeddings = await extract(sentences, { pooling: 'mean', normalize: true });
+  const runMs = [];
+  let embeddings;
+  for (let call = 0; call < 2; call++) {  // the first call, then a warm one
+    const start = performance.now();
+    embeddings = await extract(sentences, { pooling: 'mean', normalize: true });
+    runMs.push(performance.now() - start);
+  }
   window.libraryResult = { output: { dims: embeddings.dims, values: embeddings.tolist() },
-    loadMs: t1 - t0, runMs: performance.now() - t1, missing: [...(globalThis.__ortMissing ?? [])] };
+    loadMs: t1 - t0, runMs, missing: [...(globalThis.__ortMissing ?? [])] };
   result.dataset.state = 'done';
 } catch (e) {
   result.textContent = e.message;
@@ -246,8 +264,9 @@ for (const library of LIBRARIES) {
         library.compare(run.output, runs.ort[0].output);
       }
       assert.ok(library.found(runs.ort[0].output), 'the library found something to compare');
-      const row = (which) => `${which}: load ${median(runs[which].map((r) => r.loadMs)).toFixed(1)} ms, ` +
-        `run ${median(runs[which].map((r) => r.runMs)).toFixed(1)} ms, ${runs[which][0].bytes} bytes fetched`;
+      const ms = (which, pick) => median(runs[which].map(pick)).toFixed(1);
+      const row = (which) => `${which}: load ${ms(which, (r) => r.loadMs)} ms, first call ` +
+        `${ms(which, (r) => r.runMs[0])} ms, warm call ${ms(which, (r) => r.runMs[1])} ms, ${runs[which][0].bytes} bytes fetched`;
       console.log(`${library.name}: ${JSON.stringify(library.summary(runs.ort[0].output))}; ${row('ort')}; ${row('webnx')}`);
     } finally {
       await server.close();
