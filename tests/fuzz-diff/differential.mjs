@@ -211,7 +211,10 @@ function webnxIsCloser(node, alone, feeds, got, want) {
   // Float constants only (an integer one, like DFT's axis, is the reference's attribute).
   for (const t of alone.graph.initializer) if (t.floatData) values.set(t.name, t.floatData);
   for (const n of alone.graph.node) {
-    if (n.opType === 'Constant' && n.attribute[0].t.floatData) values.set(n.output[0], n.attribute[0].t.floatData);
+    // A Constant's floats: a tensor's, or value_float(s) (generator.mjs writes both).
+    const [a] = n.opType === 'Constant' ? n.attribute : [];
+    const floats = a?.t?.floatData ?? a?.floats ?? (a?.name === 'value_float' ? [a.f] : null);
+    if (floats) values.set(n.output[0], floats);
   }
   const attrs = Object.fromEntries((node.attribute ?? []).map((a) => [a.name, a.f ?? (a.ints ? a.ints.map(Number) : Number(a.i))]));
   const x = feeds.find((f) => f.name === node.input[0]);
