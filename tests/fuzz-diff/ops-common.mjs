@@ -130,3 +130,16 @@ export const onInputs = (name, since, attrs = () => ({})) => ({
 
 // Group counts a channel count allows: 1, depthwise, and 2 or 3 where they divide it.
 export const groupCounts = (c) => [1, c, ...[2, 3].filter((g) => c % g === 0)];
+
+// Where the axes are an input (ReduceSum from 13, the others from 18), now and then none:
+// noop_with_empty_axes = 1 reduces no axis, 0 (or absent) every axis. null otherwise.
+// `elementwise`: a reduction of one element that is not the element (ReduceL1 |x|, ReduceL2,
+// ReduceSumSquare x^2, ReduceLogSum log x, ReduceLogSumExp), which the ONNX reference and
+// onnxruntime apply with noop_with_empty_axes = 1 but webnx does not (it passes x through:
+// a webnx bug, fuzz-diff seed 23000972, tests/regressions/fuzz-23000972 outside the repo until
+// fixed): those reduce every axis here, and write noop_with_empty_axes = 1 with axes given.
+export function noopWithEmptyAxes(b, dims, keep, elementwise = false) {
+  if (!b.rng.chance(0.1)) return null;
+  if (b.rng.chance(0.5) && !elementwise) return { out: dims, attrs: { noop_with_empty_axes: 1 } };
+  return { out: keep ? dims.map(() => 1) : [], attrs: b.rng.chance(0.5) ? { noop_with_empty_axes: 0 } : {} };
+}

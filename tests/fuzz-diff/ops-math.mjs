@@ -2,7 +2,7 @@
 // fuzzer (tests/fuzz-diff/ops.mjs). Ops whose results jump (Floor, Ceil, Round, ArgMax, ArgMin)
 // read only graph inputs, which are exact multiples of 1/4096, so both runtimes see the same
 // values; ops with domain limits get their inputs made positive first.
-import { broadcastShape, fixed, hasZero, is4d, isInput, onBounded, onInputs, tanhOf, unary } from './ops-common.mjs';
+import { broadcastShape, fixed, hasZero, is4d, isInput, noopWithEmptyAxes, onBounded, onInputs, tanhOf, unary } from './ops-common.mjs';
 
 // x made positive: Abs(x) + c.
 function positive(b, x, c = 0.25) {
@@ -81,7 +81,7 @@ function argExtreme(name) {
       const axis = b.rng.int(0, dims.length - 1);
       const keep = b.rng.int(0, 1);
       const attrs = { axis: b.opset >= 11 && b.rng.chance(0.3) ? axis - dims.length : axis, keepdims: keep };
-      if (b.opset >= 12 && b.rng.chance(0.4)) attrs.select_last_index = 1;
+      if (b.opset >= 12 && b.rng.chance(0.5)) attrs.select_last_index = b.rng.chance(0.8) ? 1 : 0;
       const out = keep ? dims.map((d, i) => (i === axis ? 1 : d)) : dims.filter((d, i) => i !== axis);
       const index = b.node(name, [x], out, attrs);
       return b.node('Cast', [index], out, { to: 1 });  // float32 again: the chain goes on
@@ -113,6 +113,8 @@ const layerNorm = {
     if (b.rng.chance(0.5)) inputs.push(b.floatConstant(norm));
     const attrs = { axis: b.rng.chance(0.5) ? axis - dims.length : axis };
     if (b.rng.chance(0.5)) attrs.epsilon = b.rng.pick([1e-5, 1e-3]);
+    // stash_type: the type of the mean and variance (1, float32, the one a float32 input has).
+    if (b.rng.chance(0.3)) attrs.stash_type = 1;
     return b.node('LayerNormalization', inputs, dims, attrs, ['epsilon']);
   },
 };
@@ -141,7 +143,13 @@ function reduceMore(name, since, axesInputSince = 18) {
       const out = keep ? dims.map((d, i) => (axes.includes(i) ? 1 : d)) : dims.filter((d, i) => !axes.includes(i));
       const attrs = { keepdims: keep };
       const input = name === 'ReduceProd' ? b.node('Tanh', [x], dims) : x;  // products stay small
-      if (b.opset >= axesInputSince) return b.node(name, [input, b.intConstant(axes)], out, attrs);
+      if (b.opset >= axesInputSince) {
+        const noop = noopWithEmptyAxes(b, dims, keep, !['ReduceMin', 'ReduceProd'].includes(name));
+        if (noop) return b.node(name, [input], noop.out, { ...attrs, ...noop.attrs });
+        // With axes given, noop_with_empty_axes does not apply.
+        if (b.rng.chance(0.15)) attrs.noop_with_empty_axes = b.rng.int(0, 1);
+        return b.node(name, [input, b.intConstant(axes)], out, attrs);
+      }
       return b.node(name, [input], out, { ...attrs, axes });
     },
   };
@@ -150,7 +158,9 @@ function reduceMore(name, since, axesInputSince = 18) {
 export const MATH_OPS = [
   prelu, pow, onBounded('Exp', 7), { ...unary('Erf', 9), since: 9 }, onPositive('Sqrt', 7), onPositive('Log', 7),
   onPositive('Reciprocal', 7), onInputs('Floor', 7), onInputs('Ceil', 7), { ...onInputs('Round', 11), since: 11 },
-  onBounded('Sin', 7), onBounded('Cos', 7), unary('Selu', 7), unary('ThresholdedRelu', 10), unary('Celu', 12),
+  onBounded('Sin', 7), onBounded('Cos', 7), unary('Selu', 7, (b) => (b.rng.chance(0.5) ? {} : { alpha: b.rng.pick([1.5, 1.67326]), gamma: b.rng.pick([1.0507, 2]) }), ['alpha', 'gamma']),
+  unary('ThresholdedRelu', 10, (b) => (b.rng.chance(0.5) ? {} : { alpha: b.rng.pick([0.5, 1, 1.5]) }), ['alpha']),
+  unary('Celu', 12, (b) => (b.rng.chance(0.5) ? {} : { alpha: b.rng.pick([0.5, 1, 2]) }), ['alpha']),
   variadic('Sum'), variadic('Mean'), where,
   argExtreme('ArgMax'), argExtreme('ArgMin'), instanceNorm, layerNorm, lrn,
   reduceMore('ReduceMin', 7), reduceMore('ReduceProd', 7), reduceMore('ReduceL1', 7), reduceMore('ReduceL2', 7),

@@ -2,7 +2,7 @@
 // opsets it exists in and a builder that adds it over value x with attributes drawn from what
 // the spec allows there, or returns null when x does not fit. Dims are numbers or 'N' (the
 // symbolic batch); an op that needs a dim's value requires a number there.
-import { allFixed, alpha, binary, fixed, groupCounts, hasZero, is4d, unary, windowAttrs } from './ops-common.mjs';
+import { allFixed, alpha, binary, fixed, groupCounts, hasZero, is4d, noopWithEmptyAxes, unary, windowAttrs } from './ops-common.mjs';
 import { SHAPE_OPS } from './ops-shape.mjs';
 import { MATH_OPS } from './ops-math.mjs';
 import { MORE_OPS } from './ops-more.mjs';
@@ -50,7 +50,9 @@ function pool(name) {
       // them): tests/regressions/ holds a case with the spec's answer.
       if (!window || (window.attrs.dilations && window.attrs.auto_pad?.startsWith('SAME'))) return null;
       const attrs = { ...window.attrs };
-      if (ceil) attrs.ceil_mode = 1;
+      if (ceil) attrs.ceil_mode = 1; else if (b.opset >= 10 && b.rng.chance(0.15)) attrs.ceil_mode = 0;
+      // storage_order orders the Indices output, which this single-output node does not have.
+      if (name === 'MaxPool' && b.opset >= 8 && b.rng.chance(0.2)) attrs.storage_order = b.rng.int(0, 1);
       if (name === 'AveragePool' && b.rng.chance(0.5)) attrs.count_include_pad = b.rng.int(0, 1);
       return b.node(name, [x], [dims[0], dims[1], ...window.out], attrs);
     },
@@ -82,8 +84,16 @@ const gemm = {
     const k = dims[1], m = b.rng.int(1, 12);
     const attrs = {};
     const transB = b.rng.chance(0.5);
-    if (transB) attrs.transB = 1;
-    const inputs = [x, b.floatConstant(transB ? [m, k] : [k, m], -1 / Math.sqrt(k), 1 / Math.sqrt(k))];
+    if (transB || b.rng.chance(0.2)) attrs.transB = transB ? 1 : 0;
+    // transA: A given as x transposed ([k, N]), Gemm transposing it back.
+    let a = x;
+    if (b.rng.chance(0.25)) {
+      a = b.node('Transpose', [x], [k, dims[0]], { perm: [1, 0] });
+      attrs.transA = 1;
+    } else if (b.rng.chance(0.1)) {
+      attrs.transA = 0;
+    }
+    const inputs = [a, b.floatConstant(transB ? [m, k] : [k, m], -1 / Math.sqrt(k), 1 / Math.sqrt(k))];
     if (b.opset < 11 || b.rng.chance(0.7)) inputs.push(b.floatConstant(b.rng.pick([[m], [1, m], [1]])));
     if (b.rng.chance(0.3)) attrs.alpha = b.rng.pick([0.5, 2]);
     if (b.rng.chance(0.3)) attrs.beta = b.rng.pick([0.5, 2]);
@@ -92,14 +102,19 @@ const gemm = {
 };
 
 const batchNorm = {
-  name: 'BatchNormalization', since: 9,
+  name: 'BatchNormalization', since: 7,
   build(b, x) {
     const dims = b.shapes.get(x);
     if (dims.length < 2 || !fixed(dims[1])) return null;
     const c = dims[1];
     const inputs = [x, b.floatConstant([c], 0.5, 1.5), b.floatConstant([c]), b.floatConstant([c]), b.floatConstant([c], 0.5, 2)];
     const attrs = b.rng.chance(0.5) ? { epsilon: b.rng.pick([1e-5, 1e-3, 0.1]) } : {};
-    return b.node('BatchNormalization', inputs, dims, attrs, ['epsilon']);
+    // momentum only updates the running statistics in training: inference ignores it.
+    if (b.rng.chance(0.3)) attrs.momentum = b.rng.pick([0.9, 0.99]);
+    // BatchNormalization-7 (opsets 7 and 8): spatial = 1, statistics per channel.
+    if (b.opset < 9 && b.rng.chance(0.5)) attrs.spatial = 1;
+    if (b.opset >= 14 && b.rng.chance(0.3)) attrs.training_mode = 0;
+    return b.node('BatchNormalization', inputs, dims, attrs, ['epsilon', 'momentum']);
   },
 };
 
@@ -121,7 +136,15 @@ const reshape = {
     const out = ['N', ...target.slice(1)];
     const written = [...target];
     if (written.length > 1 && b.rng.chance(0.4)) written[b.rng.int(1, written.length - 1)] = -1;
-    return b.node('Reshape', [x, b.intConstant(written)], out);
+    const attrs = {};
+    // allowzero = 1: a 0 is a dim of 0, not a copy; the batch dim is then written -1 (where no
+    // other dim is, and the rest is not empty).
+    if (b.opset >= 14 && b.rng.chance(0.3)) {
+      const canInfer = !written.includes(-1) && !written.slice(1).includes(0) && p > 0 && !hasZero(rest);
+      attrs.allowzero = canInfer && b.rng.chance(0.7) ? 1 : 0;
+      if (attrs.allowzero) written[0] = -1;
+    }
+    return b.node('Reshape', [x, b.intConstant(written)], out, attrs);
   },
 };
 
@@ -194,7 +217,14 @@ function reduce(name, axesInputSince) {
       const written = axes.map((a) => (b.rng.chance(0.3) && b.opset >= 11 ? a - dims.length : a));
       const attrs = { keepdims: keep };
       const inputs = [x];
-      if (b.opset >= axesInputSince) inputs.push(b.intConstant(written)); else attrs.axes = written;
+      if (b.opset >= axesInputSince) {
+        const noop = noopWithEmptyAxes(b, dims, keep);
+        if (noop) return b.node(name, inputs, noop.out, { ...attrs, ...noop.attrs });
+        inputs.push(b.intConstant(written));
+        if (b.rng.chance(0.15)) attrs.noop_with_empty_axes = b.rng.int(0, 1);  // axes given: no effect
+      } else {
+        attrs.axes = written;
+      }
       return b.node(name, inputs, out, attrs);
     },
   };
