@@ -85,11 +85,22 @@ const split = {
     const axis = fixedAxis(b, dims);
     if (axis < 0 || dims[axis] < 2) return null;
     const first = b.rng.int(1, dims[axis] - 1);
-    const sizes = [first, dims[axis] - first];
-    const outs = sizes.map((s) => dims.map((d, i) => (i === axis ? s : d)));
+    let sizes = [first, dims[axis] - first];
     const attrs = { axis: negative(b, axis, dims.length) };
     let inputs = [x];
-    if (b.opset >= 13) inputs = [x, b.intConstant(sizes)]; else attrs.split = sizes;
+    if (b.opset >= 18 && b.rng.chance(0.4)) {
+      // num_outputs: parts of ceil(d / n), the last smaller (n such that it is not empty).
+      const counts = [2, 3, 4].filter((n) => (n - 1) * Math.ceil(dims[axis] / n) < dims[axis]);
+      const n = b.rng.pick(counts);
+      const part = Math.ceil(dims[axis] / n);
+      sizes = Array.from({ length: n }, (_, i) => Math.min(part, dims[axis] - i * part));
+      attrs.num_outputs = n;
+    } else if (b.opset >= 13) {
+      inputs = [x, b.intConstant(sizes)];
+    } else {
+      attrs.split = sizes;
+    }
+    const outs = sizes.map((s) => dims.map((d, i) => (i === axis ? s : d)));
     const names = b.nodeOutputs('Split', inputs, outs, attrs);
     return b.rng.pick(names);
   },
@@ -120,7 +131,7 @@ const tile = {
 
 function depthSpace(name) {
   return {
-    name, since: 7,
+    name, since: 7, weight: 4,
     build(b, x) {
       const dims = b.shapes.get(x);
       if (!is4d(dims)) return null;
@@ -150,11 +161,29 @@ const convTranspose = {
     const d = b.rng.chance(0.3) ? [b.rng.int(1, 2), b.rng.int(1, 2)] : [1, 1];
     const pads = [b.rng.int(0, k[0] - 1), b.rng.int(0, k[1] - 1), b.rng.int(0, k[0] - 1), b.rng.int(0, k[1] - 1)];
     const outPad = [b.rng.int(0, Math.max(s[0], d[0]) - 1), b.rng.int(0, Math.max(s[1], d[1]) - 1)];
-    const size = (i) => (dims[2 + i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 + outPad[i] - pads[i] - pads[i + 2];
+    const full = (i) => (dims[2 + i] - 1) * s[i] + (k[i] - 1) * d[i] + 1 + outPad[i];
+    let size = (i) => full(i) - pads[i] - pads[i + 2];
+    const attrs = { kernel_shape: k, strides: s };
+    // Padding as pads, auto_pad (SAME: the input's size times the stride; VALID: none) or an
+    // output_shape the spec derives the padding from.
+    const way = b.rng.pick(['pads', 'pads', 'pads', 'auto_pad', 'output_shape']);
+    if (way === 'auto_pad') {
+      const mode = b.rng.pick(['SAME_UPPER', 'SAME_LOWER', 'VALID', 'NOTSET']);
+      if (mode.startsWith('SAME') && [0, 1].some((i) => full(i) < dims[2 + i] * s[i])) return null;
+      attrs.auto_pad = mode;
+      if (mode === 'NOTSET') attrs.pads = pads;
+      else size = (i) => (mode === 'VALID' ? full(i) : dims[2 + i] * s[i]);
+    } else if (way === 'output_shape') {
+      outPad.fill(0);  // onnxruntime checks output_padding against output_shape: left out
+      const shape = [0, 1].map((i) => full(i) - b.rng.int(0, Math.min(full(i) - 1, (k[i] - 1) * d[i])));
+      attrs.output_shape = shape;
+      size = (i) => shape[i];
+    } else {
+      attrs.pads = pads;
+    }
     if (size(0) <= 0 || size(1) <= 0) return null;
     const inputs = [x, b.floatConstant([c, m / group, k[0], k[1]], -0.5, 0.5)];
     if (b.rng.chance(0.5)) inputs.push(b.floatConstant([m]));
-    const attrs = { kernel_shape: k, strides: s, pads };
     if (d[0] !== 1 || d[1] !== 1) attrs.dilations = d;
     if (outPad[0] || outPad[1]) attrs.output_padding = outPad;
     if (group > 1) attrs.group = group;
@@ -163,7 +192,7 @@ const convTranspose = {
 };
 
 const resize = {
-  name: 'Resize', since: 11, until: 17,
+  name: 'Resize', since: 11, weight: 2,
   build(b, x) {
     const dims = b.shapes.get(x);
     if (!is4d(dims)) return null;
@@ -178,9 +207,47 @@ const resize = {
     const coords = ['half_pixel', 'asymmetric', 'pytorch_half_pixel', ...(integral ? ['align_corners'] : [])];
     const attrs = { mode, coordinate_transformation_mode: b.rng.pick(coords) };
     if (mode === 'nearest') attrs.nearest_mode = b.rng.pick(['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil']);
-    if (mode === 'cubic' && b.rng.chance(0.5)) attrs.exclude_outside = 1;
-    const roi = b.opset >= 13 && b.rng.chance(0.5) ? '' : b.constant([0], []);
-    return b.node('Resize', [x, roi, b.constant([4], scales)], out, attrs);
+    // half_pixel_symmetric (opset 19) with linear and cubic only: with nearest, an output whose
+    // source coordinate is exactly an integer (or a half) rounds apart, webnx's double
+    // arithmetic leaving a residue of 1e-17 that ceil and floor see (fuzz-diff seed 24000254,
+    // tests/regressions/fuzz-24000254 outside the repo until fixed).
+    if (b.opset >= 19 && mode !== 'nearest' && b.rng.chance(0.25)) attrs.coordinate_transformation_mode = 'half_pixel_symmetric';
+    if (mode === 'cubic' && b.rng.chance(0.5)) attrs.exclude_outside = b.rng.chance(0.8) ? 1 : 0;
+    if (mode === 'cubic' && b.rng.chance(0.4)) attrs.cubic_coeff_a = b.rng.pick([-0.5, -0.75]);
+    // antialias (opset 18) widens a linear or cubic filter where it shrinks.
+    if (b.opset >= 18 && mode !== 'nearest' && b.rng.chance(0.3)) attrs.antialias = b.rng.int(0, 1);
+    let roi = b.opset >= 13 && b.rng.chance(0.5) ? '' : b.constant([0], []);
+    // tf_crop_and_resize: a region of interest, outside of which the output is extrapolation_value.
+    // onnxruntime 1.30 leaves an axis of scale 1 as it is, roi and all (the spec crops it too),
+    // and divides by the rounded output length less one where the ONNX reference takes
+    // scale * in - 1 (as for align_corners): both scales differ from 1 here, and scale * in is an
+    // integer.
+    if (integral && scales[2] !== 1 && scales[3] !== 1 && b.rng.chance(0.2)) {
+      attrs.coordinate_transformation_mode = 'tf_crop_and_resize';
+      roi = b.constant([8], [0, 0, b.rng.pick([-0.25, 0, 0.25]), b.rng.pick([0, 0.5]), 1, 1, b.rng.pick([0.75, 1, 1.25]), 1]);
+      if (b.rng.chance(0.6)) attrs.extrapolation_value = b.rng.pick([0, -1, 2.5]);
+    }
+    // From opset 18, axes: the scales (or sizes) of H and W alone.
+    const spatialOnly = b.opset >= 18 && attrs.coordinate_transformation_mode !== 'tf_crop_and_resize' && b.rng.chance(0.4);
+    if (spatialOnly) {
+      attrs.axes = b.rng.chance(0.5) ? [2, 3] : [-2, -1];
+      // keep_aspect_ratio_policy: sizes for H and W, one scale for both that fits them. Axes
+      // written positive: onnxruntime 1.30 resizes nothing under not_larger or not_smaller with
+      // negative axes (webnx and the spec do).
+      if (b.rng.chance(0.5)) {
+        attrs.axes = [2, 3];
+        const sizes = [out[2], b.rng.int(1, 2 * dims[3])];
+        const policy = b.rng.pick(['stretch', 'not_larger', 'not_smaller']);
+        attrs.keep_aspect_ratio_policy = policy;
+        const ratio = [sizes[0] / dims[2], sizes[1] / dims[3]];
+        const scale = policy === 'not_larger' ? Math.min(...ratio) : Math.max(...ratio);
+        const resized = policy === 'stretch' ? sizes : [dims[2], dims[3]].map((d) => Math.round(d * scale));
+        if (resized.some((d) => d < 1) || (policy !== 'stretch' && (attrs.coordinate_transformation_mode === 'align_corners'))) return null;
+        return b.node('Resize', [x, roi, '', b.intConstant(sizes)], [dims[0], dims[1], ...resized], attrs, ['cubic_coeff_a', 'extrapolation_value']);
+      }
+      return b.node('Resize', [x, roi, b.constant([2], scales.slice(2))], out, attrs, ['cubic_coeff_a', 'extrapolation_value']);
+    }
+    return b.node('Resize', [x, roi, b.constant([4], scales)], out, attrs, ['cubic_coeff_a', 'extrapolation_value']);
   },
 };
 
@@ -191,8 +258,8 @@ const cumsum = {
     if (dims.length === 0) return null;
     const axis = b.rng.int(0, dims.length - 1);
     const attrs = {};
-    if (b.rng.chance(0.4)) attrs.exclusive = 1;
-    if (b.rng.chance(0.4)) attrs.reverse = 1;
+    if (b.rng.chance(0.5)) attrs.exclusive = b.rng.chance(0.8) ? 1 : 0;
+    if (b.rng.chance(0.5)) attrs.reverse = b.rng.chance(0.8) ? 1 : 0;
     return b.node('CumSum', [x, b.constant([], [negative(b, axis, dims.length)], 'int')], dims, attrs);
   },
 };
