@@ -5,7 +5,7 @@
 // the window functions, MelWeightMatrix, Det, CenterCropPad, Upsample and DFT (SIGNAL_OPS).
 // Comparisons, Mod and the casts to integers jump at their input's last bits, so they read graph
 // inputs only (exact multiples of 1/4096 in both runtimes).
-import { broadcastShape, fixed, hasZero, is4d, isInput, numel, typed, windowAttrs } from './ops-common.mjs';
+import { broadcastShape, fixed, hasZero, is4d, isInput, noopWithEmptyAxes, numel, typed, windowAttrs } from './ops-common.mjs';
 
 const FLOAT = 1;
 const INT32 = 6;
@@ -44,13 +44,13 @@ function asIntegers(b, x, to) {
   return typed(b, b.node('Cast', [b.node('Mul', [x, b.constant([], [4096])], dims)], dims, { to }), to);
 }
 
-const bitwise = (op) => onInput(op, 18, (b, x) => {
+const bitwise = (op) => ({ weight: 2, ...onInput(op, 18, (b, x) => {
   const dims = b.shapes.get(x);
   const ints = asIntegers(b, x, INT32);
   if (op === 'BitwiseNot') return toFloat(b, typed(b, b.node(op, [ints], dims), INT32));
   const mask = b.typedConstant([], INT32, [b.rng.int(-4096, 4095)]);
   return toFloat(b, typed(b, b.node(op, b.rng.chance(0.5) ? [ints, mask] : [mask, ints], dims), INT32));
-});
+}) });
 
 // Integer Mod (the sign of the divisor, or of the dividend with fmod=1) and float fmod.
 const mod = onInput('Mod', 10, (b, x) => {
@@ -59,7 +59,7 @@ const mod = onInput('Mod', 10, (b, x) => {
     return b.node('Mod', [x, b.constant([], [b.rng.pick([0.5, 0.75, -1.25])])], dims, { fmod: 1 });
   }
   const divisor = b.rng.pick([3, 7, -5, 4096]);
-  const attrs = b.rng.chance(0.5) ? { fmod: 1 } : {};
+  const attrs = b.rng.chance(0.5) ? { fmod: b.rng.int(0, 1) } : {};
   return toFloat(b, typed(b, b.node('Mod', [asIntegers(b, x, INT64), b.constant([], [divisor], 'int')], dims, attrs), INT64));
 });
 
@@ -94,7 +94,10 @@ const dropout = {
   build(b, x) {
     const dims = b.shapes.get(x);
     const inputs = b.opset >= 12 && b.rng.chance(0.5) ? [x, b.constant([], [b.rng.pick([0.1, 0.5])])] : [x];
-    return b.node('Dropout', inputs, dims, b.opset < 12 && b.rng.chance(0.5) ? { ratio: 0.3 } : {}, ['ratio']);
+    const attrs = b.opset < 12 && b.rng.chance(0.5) ? { ratio: b.rng.pick([0.3, 0.5]) } : {};
+    // seed (from opset 12) seeds the mask in training; inference ignores it.
+    if (b.opset >= 12 && b.rng.chance(0.3)) attrs.seed = b.rng.int(0, 1000);
+    return b.node('Dropout', inputs, dims, attrs, ['ratio']);
   },
 };
 
@@ -103,7 +106,11 @@ const eyeLike = {
   build(b, x) {
     const dims = b.shapes.get(x);
     if (dims.length !== 2) return null;
-    return b.node('EyeLike', [x], dims, b.rng.chance(0.5) ? { k: b.rng.int(-2, 2) } : {});
+    const attrs = b.rng.chance(0.5) ? { k: b.rng.int(-2, 2) } : {};
+    // dtype: float32 written out, or an integer or double matrix cast back.
+    if (b.rng.chance(0.4)) attrs.dtype = b.rng.pick([FLOAT, INT32, INT64, DOUBLE]);
+    const eye = b.node('EyeLike', [x], dims, attrs);
+    return attrs.dtype && attrs.dtype !== FLOAT ? toFloat(b, typed(b, eye, attrs.dtype)) : eye;
   },
 };
 
@@ -135,7 +142,7 @@ const acosh = {
 
 const gelu = {
   name: 'Gelu', since: 20,
-  build: (b, x) => b.node('Gelu', [x], b.shapes.get(x), b.rng.chance(0.5) ? { approximate: 'tanh' } : {}),
+  build: (b, x) => b.node('Gelu', [x], b.shapes.get(x), b.rng.chance(0.6) ? { approximate: b.rng.pick(['tanh', 'none']) } : {}),
 };
 
 // IsNaN and IsInf, as floats; of graph inputs Log made infinite now and then (a computed value
@@ -145,7 +152,9 @@ const isSpecial = (op, since) => ({
   build(b, x) {
     const dims = b.shapes.get(x);
     const input = isInput(b, x) && b.rng.chance(0.5) ? b.node('Log', [b.node('Relu', [x], dims)], dims) : x;
-    const attrs = op === 'IsInf' && b.rng.chance(0.5) ? { detect_negative: 0 } : {};
+    const attrs = {};
+    if (op === 'IsInf' && b.rng.chance(0.5)) attrs.detect_negative = b.rng.int(0, 1);
+    if (op === 'IsInf' && b.rng.chance(0.5)) attrs.detect_positive = b.rng.int(0, 1);
     return toFloat(b, typed(b, b.node(op, [input], dims, attrs), BOOL));
   },
 });
@@ -159,7 +168,12 @@ const reduceLogSum = {
     const keep = b.rng.int(0, 1);
     const out = keep ? dims.map((d, i) => (i === axis ? 1 : d)) : dims.filter((d, i) => i !== axis);
     const positive = b.node('Add', [b.node('Abs', [x], dims), b.constant([], [0.5])], dims);
-    if (b.opset >= 18) return b.node('ReduceLogSum', [positive, b.intConstant([axis])], out, { keepdims: keep });
+    if (b.opset >= 18) {
+      const noop = noopWithEmptyAxes(b, dims, keep, true);
+      if (noop) return b.node('ReduceLogSum', [positive], noop.out, { keepdims: keep, ...noop.attrs });
+      const attrs = b.rng.chance(0.15) ? { noop_with_empty_axes: b.rng.int(0, 1) } : {};
+      return b.node('ReduceLogSum', [positive, b.intConstant([axis])], out, { keepdims: keep, ...attrs });
+    }
     return b.node('ReduceLogSum', [positive], out, { keepdims: keep, axes: [axis] });
   },
 };
@@ -186,12 +200,14 @@ const constantOfShape = {
   build(b, x) {
     const dims = b.shapes.get(x);
     const shapeOf = typed(b, b.node('Shape', [x], [dims.length]), INT64);
-    const y = b.node('ConstantOfShape', [shapeOf], dims);
-    if (b.rng.chance(0.7)) {
-      b.nodes.at(-1).attribute.push({ name: 'value', type: 'TENSOR',
-        t: { dims: ['1'], dataType: FLOAT, floatData: [b.rng.pick([0.5, -2, 3.25])] } });
-    }
-    return y;
+    if (!b.rng.chance(0.7)) return b.node('ConstantOfShape', [shapeOf], dims);
+    // value: a float32 one, or an int64 one cast back.
+    const int = b.rng.chance(0.3);
+    const value = int ? b.rng.pick([-3, 0, 7]) : b.rng.pick([0.5, -2, 3.25]);
+    const y = b.node('ConstantOfShape', [shapeOf], dims, { value: `${int ? 'int64' : 'float'} ${value}` });
+    b.nodes.at(-1).attribute = [{ name: 'value', type: 'TENSOR',
+      t: int ? { dims: ['1'], dataType: INT64, int64Data: [String(value)] } : { dims: ['1'], dataType: FLOAT, floatData: [value] } }];
+    return int ? toFloat(b, typed(b, y, INT64)) : y;
   },
 };
 
@@ -240,9 +256,14 @@ const lpPool = {
   build(b, x) {
     const dims = b.shapes.get(x);
     if (!is4d(dims)) return null;
-    const window = windowAttrs(b, dims, { maxKernel: 3, dilations: false });
-    if (!window) return null;
-    return b.node('LpPool', [x], [dims[0], dims[1], ...window.out], { ...window.attrs, p: b.rng.pick([1, 2, 3]) });
+    // ceil_mode and dilations from opset 18 (dilated SAME windows left out, as for MaxPool).
+    const ceil = b.opset >= 18 && b.rng.chance(0.4);
+    // onnxruntime wants pads below the kernel ("Pad should be smaller than kernel").
+    const window = windowAttrs(b, dims, { maxKernel: 3, dilations: b.opset >= 18, ceil, padBelowKernel: true });
+    if (!window || (window.attrs.dilations && window.attrs.auto_pad?.startsWith('SAME'))) return null;
+    const attrs = { ...window.attrs, p: b.rng.pick([1, 2, 3]) };
+    if (b.opset >= 18 && (ceil || b.rng.chance(0.3))) attrs.ceil_mode = ceil ? 1 : 0;
+    return b.node('LpPool', [x], [dims[0], dims[1], ...window.out], attrs);
   },
 };
 
@@ -256,21 +277,27 @@ function distinct(b, n, count) {
   return all.slice(0, count);
 }
 
-// ScatterElements along the last axis (fixed), indices spanning 1 on every other axis.
-const scatterElements = {
-  name: 'ScatterElements', since: 11,
+// ScatterElements (and Scatter, its name in opsets 9 and 10) along a fixed axis other than the
+// batch one, indices spanning 1 on every other axis.
+const scatterElements = (name, since, until) => ({
+  name, since, until,
   build(b, x) {
     const dims = b.shapes.get(x);
-    const n = dims.at(-1);
-    if (dims.length < 2 || !fixed(n) || n === 0) return null;
+    const axes = dims.map((d, i) => i).filter((i) => i > 0 && fixed(dims[i]) && dims[i] > 0);
+    if (dims.length < 2 || !axes.length) return null;
+    const axis = b.rng.chance(0.5) ? dims.length - 1 : b.rng.pick(axes);
+    const n = dims[axis];
+    if (!fixed(n) || n === 0) return null;
     const count = b.rng.int(1, n);
-    const shape = [...dims.slice(0, -1).map(() => 1), count];
-    const positions = distinct(b, n, count).map((i) => (b.rng.chance(0.3) ? i - n : i));
-    const attrs = { axis: -1 };
+    const shape = dims.map((d, i) => (i === axis ? count : 1));
+    // Negative indices from opset 11.
+    const positions = distinct(b, n, count).map((i) => (b.opset >= 11 && b.rng.chance(0.3) ? i - n : i));
+    const attrs = { axis: b.opset >= 11 && b.rng.chance(0.5) ? axis - dims.length : axis };
     if (b.opset >= 16 && b.rng.chance(0.5)) attrs.reduction = b.rng.pick(['add', 'mul', ...(b.opset >= 18 ? ['max', 'min'] : [])]);
-    return b.node('ScatterElements', [x, b.constant(shape, positions, 'int'), b.floatConstant(shape)], dims, attrs);
+    if (b.opset >= 16 && b.rng.chance(0.1)) attrs.reduction = 'none';
+    return b.node(name, [x, b.constant(shape, positions, 'int'), b.floatConstant(shape)], dims, attrs);
   },
-};
+});
 
 // GatherND and ScatterND addressing (0, i) of x's first two axes (the batch index 0).
 function firstRows(b, dims) {
@@ -288,13 +315,24 @@ const indexND = (name) => ({
     if (!pairs) return null;
     const rows = [pairs.length / 2, ...dims.slice(2)];
     const indices = b.constant([rows[0], 2], pairs, 'int');
-    if (name === 'GatherND') return b.node(name, [x, indices], rows);
+    // GatherND with batch_dims = 1 (opset 12): x's first axis is the batch; the indices (of x's
+    // second axis, per batch entry) span N there, so they are gathered from a Shape-built tensor.
+    if (name === 'GatherND' && b.opset >= 12 && b.rng.chance(0.3)) {
+      const rowIndex = b.rng.int(-dims[1], dims[1] - 1);
+      const batchShape = typed(b, b.node('Shape', [x], [1], { end: 1 }), INT64);
+      const perBatch = typed(b, b.node('ConstantOfShape', [batchShape], [dims[0]]), INT64);
+      b.nodes.at(-1).attribute = [{ name: 'value', type: 'TENSOR', t: { dims: ['1'], dataType: INT64, int64Data: [String(rowIndex)] } }];
+      const index = typed(b, b.node('Unsqueeze', [perBatch, b.intConstant([1])], [dims[0], 1]), INT64);
+      return b.node(name, [x, index], [dims[0], ...dims.slice(2)], { batch_dims: 1 });
+    }
+    if (name === 'GatherND') return b.node(name, [x, indices], rows, b.opset >= 12 && b.rng.chance(0.2) ? { batch_dims: 0 } : {});
     const attrs = b.opset >= 16 && b.rng.chance(0.4) ? { reduction: b.rng.pick(['add', 'mul']) } : {};
     return b.node(name, [x, indices, b.floatConstant(rows)], dims, attrs);
   },
 });
 
-export const INDEX_OPS = [size, constantOfShape, range, oneHot, compress, lpPool, scatterElements, indexND('GatherND'), indexND('ScatterND')];
+export const INDEX_OPS = [size, constantOfShape, range, oneHot, compress, lpPool, scatterElements('ScatterElements', 11),
+  { ...scatterElements('Scatter', 9, 10), weight: 2 }, indexND('GatherND'), indexND('ScatterND')];
 
 // ---- Signal and linear-algebra ops: window functions and mel weights as values of their own
 // (added to x's last axis where the length fits), Det, CenterCropPad, Upsample, DFT.
@@ -308,7 +346,12 @@ const windowFunction = (name) => ({
     // A symmetric window of one value divides by size - 1 = 0: NaN in both runtimes, and the
     // ops after it part on NaN (GlobalMaxPool skips it in webnx, onnxruntime propagates it).
     const symmetric = size > 1 && b.rng.chance(0.5);
-    const w = b.node(name, [b.constant([], [size], 'int')], [size], symmetric ? { periodic: 0 } : {});
+    const attrs = symmetric ? { periodic: 0 } : b.rng.chance(0.3) ? { periodic: 1 } : {};
+    // output_datatype: float32 written out (webnx computes windows in float32, int32 and int64
+    // only; an integer window truncates values that differ in their last bits between runtimes).
+    if (b.rng.chance(0.3)) attrs.output_datatype = FLOAT;
+    let w = b.node(name, [b.constant([], [size], 'int')], [size], attrs);
+    if (attrs.output_datatype === DOUBLE) w = toFloat(b, typed(b, w, DOUBLE));
     return fits ? b.node('Add', [x, w], dims) : w;
   },
 });
@@ -319,14 +362,16 @@ const melWeightMatrix = {
     const bins = b.rng.int(1, 8), dft = b.rng.pick([8, 16, 31, 64]), rate = b.rng.pick([8000, 16000]);
     const lower = b.rng.pick([0, 20, 100]), upper = b.rng.pick([rate / 2, rate / 3]);
     const int = (v) => b.constant([], [v], 'int');
-    return b.node('MelWeightMatrix', [int(bins), int(dft), int(rate), b.constant([], [lower]), b.constant([], [upper])],
-      [Math.floor(dft / 2) + 1, bins]);
+    const attrs = b.rng.chance(0.3) ? { output_datatype: FLOAT } : {};  // float32 only, as the windows
+    const out = [Math.floor(dft / 2) + 1, bins];
+    const w = b.node('MelWeightMatrix', [int(bins), int(dft), int(rate), b.constant([], [lower]), b.constant([], [upper])], out, attrs);
+    return attrs.output_datatype === DOUBLE ? toFloat(b, typed(b, w, DOUBLE)) : w;
   },
 };
 
 // Det of x's last two axes when they are fixed and equal (bounded entries: Tanh).
 const det = {
-  name: 'Det', since: 11,
+  name: 'Det', since: 11, weight: 2,
   build(b, x) {
     const dims = b.shapes.get(x);
     if (dims.length < 2 || !fixed(dims.at(-1)) || dims.at(-1) !== dims.at(-2) || dims.at(-1) === 0) return null;
@@ -352,20 +397,26 @@ const centerCropPad = {
 
 // Upsample (nearest, integer scales of H and W), deprecated after opset 9.
 const upsample = {
-  name: 'Upsample', since: 7, until: 9,
+  name: 'Upsample', since: 7, until: 9, weight: 4,
   build(b, x) {
     const dims = b.shapes.get(x);
     if (!is4d(dims)) return null;
     const scales = [1, 1, b.rng.int(1, 3), b.rng.int(1, 3)];
     const out = [dims[0], dims[1], dims[2] * scales[2], dims[3] * scales[3]];
-    if (b.opset >= 9) return b.node('Upsample', [x, b.constant([4], scales)], out, { mode: 'nearest' });
-    return b.node('Upsample', [x], out, { mode: 'nearest', scales }, ['scales']);
+    // mode nearest (the default, written or not) or linear (bilinear over H and W).
+    const mode = b.rng.pick(['nearest', 'linear', '']);
+    const attrs = mode ? { mode } : {};
+    if (b.opset >= 9) return b.node('Upsample', [x, b.constant([4], scales)], out, attrs);
+    const y = b.node('Upsample', [x], out, { ...attrs, scales });
+    // Opsets 7 and 8: scales a list of floats (node() writes lists as ints).
+    Object.assign(b.nodes.at(-1).attribute.find((a) => a.name === 'scales'), { type: 'FLOATS', floats: scales, ints: undefined });
+    return y;
   },
 };
 
 // DFT of x's fixed trailing dims flattened into one real signal along axis 1.
 const dft = {
-  name: 'DFT', since: 17,
+  name: 'DFT', since: 17, weight: 2,
   build(b, x) {
     const dims = b.shapes.get(x);
     if (dims.length < 2 || !dims.slice(1).every(fixed) || hasZero(dims)) return null;
@@ -377,9 +428,13 @@ const dft = {
     const signal = b.node('Reshape', [x, b.intConstant([0, n, 1])], [dims[0], n, 1]);
     const onesided = b.rng.chance(0.3);
     const inverse = !onesided && b.rng.chance(0.3);
-    const attrs = { ...(onesided ? { onesided: 1 } : {}), ...(inverse ? { inverse: 1 } : {}) };
+    const attrs = {};
+    if (onesided || b.rng.chance(0.2)) attrs.onesided = onesided ? 1 : 0;
+    if (inverse || b.rng.chance(0.2)) attrs.inverse = inverse ? 1 : 0;
     const out = [dims[0], onesided ? Math.floor(n / 2) + 1 : n, 2];
-    if (b.opset >= 20) return b.node('DFT', [signal, '', b.constant([], [1], 'int')], out, attrs);
+    if (b.opset >= 20) return b.node('DFT', [signal, '', b.constant([], [b.rng.chance(0.5) ? 1 : -2], 'int')], out, attrs);
+    // Before opset 20 the axis is an attribute (1, the default, or -2 from opset 17's spec).
+    if (b.rng.chance(0.5)) attrs.axis = 1;
     return b.node('DFT', [signal], out, attrs);
   },
 };

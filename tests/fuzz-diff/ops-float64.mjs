@@ -69,6 +69,8 @@ export const FLOAT64_OPS = [{
     if (b.opset >= 13 && !hasZero(b.shapes.get(x))) islands.push(reduceIsland);
     if (b.opset >= 11) islands.push(cumSumIsland);
     const y = b.rng.pick(islands)(b, x, allowed);
+    // No saturate (opset 19): it applies to float 8 targets only, and onnxruntime 1.30 rejects it
+    // on others ("Attribute saturate is only used for cast to float 8 types").
     return b.node('Cast', [y], b.shapes.get(y), { to: FLOAT });
   },
 }];
