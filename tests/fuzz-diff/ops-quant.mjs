@@ -55,8 +55,30 @@ function roundTrip(b, x) {
     return b.node('DequantizeLinear', [q, ...params], dims, attrs);
   }
   const { names } = activationParams(b, dataType);
-  const q = typed(b, b.node('QuantizeLinear', [x, ...names], dims), dataType);
+  const attrs = {};
+  // output_dtype (opset 21) names the zero point's type; saturate (19) applies to float 8 only.
+  if (b.opset >= 21 && b.rng.chance(0.3)) attrs.output_dtype = dataType;
+  if (b.opset >= 19 && b.rng.chance(0.2)) attrs.saturate = b.rng.int(0, 1);
+  const q = typed(b, b.node('QuantizeLinear', [x, ...names], dims, attrs), dataType);
   return b.node('DequantizeLinear', [q, ...names], dims);
+}
+
+// Blocked int8 weights [k, n] (opset 21): a scale per block of `block` rows and per column, as
+// DequantizeLinear's input; the int8 values constants, or (QuantizeLinear with the same blocks)
+// quantized from float constants.
+function blockedWeights(b, k, n) {
+  const block = b.rng.pick([1, 2, 3, 4].filter((s) => s <= k));
+  const blocks = Math.ceil(k / block);
+  const scale = b.constant([blocks, n], b.rng.floats(blocks * n, 0.2, 1).map((s) => Math.fround(s / (127 * Math.sqrt(k)))));
+  const zero = b.typedConstant([blocks, n], INT8, new Array(blocks * n).fill(0));
+  const attrs = { axis: 0, block_size: block };
+  let w;
+  if (b.rng.chance(0.4)) {
+    w = typed(b, b.node('QuantizeLinear', [b.floatConstant([k, n], -0.02, 0.02), scale, zero], [k, n], attrs), INT8);
+  } else {
+    w = b.typedConstant([k, n], INT8, Array.from({ length: k * n }, () => b.rng.int(-127, 127)));
+  }
+  return b.node('DequantizeLinear', [w, scale, zero], [k, n], attrs);
 }
 
 // DequantizeLinear(QuantizeLinear(x)) with uint8 parameters, as QDQ models hold activations.
@@ -100,6 +122,7 @@ function qdqMatMul(b, x) {
   if (dims.length < 2 || !fixed(k) || k === 0) return null;
   const n = b.rng.int(1, 12);
   const { value } = qdqActivation(b, x);
+  if (b.opset >= 21 && b.rng.chance(0.35)) return b.node('MatMul', [value, blockedWeights(b, k, n)], [...dims.slice(0, -1), n]);
   const weights = int8Weights(b, [k, n], 1);
   return b.node('MatMul', [value, dequantizeWeights(b, weights, [k, n], 1)], [...dims.slice(0, -1), n]);
 }
@@ -122,9 +145,9 @@ function qdqGemm(b, x) {
 
 // DynamicQuantizeLinear -> MatMulInteger or ConvInteger -> Cast -> Mul(Mul(x_scale, w_scale))
 // (-> Add(bias)), the chain onnxruntime's dynamic quantizer writes.
-function dynamicChain(b, x) {
+function dynamicChain(b, x, forceConv = false) {
   const dims = b.shapes.get(x);
-  const conv = is4d(dims) && b.rng.chance(0.5);
+  const conv = is4d(dims) && (forceConv || b.rng.chance(0.5));
   if (!conv && (dims.length < 2 || !fixed(dims.at(-1)) || dims.at(-1) === 0)) return null;
   let outDims, product;
   const [xq, xs, xz] = b.nodeOutputs('DynamicQuantizeLinear', [x], [dims, [], []]);
@@ -136,13 +159,16 @@ function dynamicChain(b, x) {
   const wz = b.typedConstant([], wType, [wType === UINT8 ? b.rng.int(100, 155) : 0]);
   let channels, scaleShape;
   if (conv) {
-    const window = windowAttrs(b, dims, { maxKernel: 3, dilations: false });
-    if (!window) return null;
+    // Dilations (not with SAME padding, which onnxruntime does not dilate) and groups.
+    const window = windowAttrs(b, dims, { maxKernel: 3, dilations: true });
+    if (!window || (window.attrs.dilations && window.attrs.auto_pad?.startsWith('SAME'))) return null;
     const [kh, kw] = window.attrs.kernel_shape;
-    channels = b.rng.int(1, 6);
-    const wDims = [channels, dims[1], kh, kw];
+    const group = b.rng.chance(0.3) ? b.rng.pick(groupCounts(dims[1])) : 1;
+    channels = group * b.rng.int(1, group > 1 ? 2 : 6);
+    const wDims = [channels, dims[1] / group, kh, kw];
     outDims = [dims[0], channels, ...window.out];
-    product = typed(b, b.node('ConvInteger', [xq, b.typedConstant(wDims, wType, weight(wDims)), xz, wz], outDims, window.attrs), INT32);
+    const attrs = { ...window.attrs, ...(group > 1 || b.rng.chance(0.2) ? { group } : {}) };
+    product = typed(b, b.node('ConvInteger', [xq, b.typedConstant(wDims, wType, weight(wDims)), xz, wz], outDims, attrs), INT32);
     scaleShape = [channels, 1, 1];
   } else {
     const k = dims.at(-1);
@@ -201,7 +227,7 @@ const eightBit = (b, type, n) => Array.from({ length: n }, () => (type === UINT8
 // com.microsoft's QOperator ops, as onnxruntime's quantizer writes them: QuantizeLinear, the op
 // on 8-bit values (uint8 or int8 throughout; Add and Mul with a quantized constant, Concat of x
 // with itself), DequantizeLinear.
-function qoperator(b, x) {
+function qoperator(b, x, only) {
   const dims = b.shapes.get(x);
   const type = b.rng.pick([UINT8, INT8]);
   const xin = activationParams(b, type);
@@ -211,7 +237,7 @@ function qoperator(b, x) {
   const axes = dims.map((d, i) => i).filter((i) => fixed(dims[i]));
   if (axes.length) kinds.push('QLinearConcat');
   if (is4d(dims)) kinds.push('QLinearGlobalAveragePool');
-  const op = b.rng.pick(kinds);
+  const op = only ?? b.rng.pick(kinds);
   let y, outDims = dims;
   if (op === 'QLinearAdd' || op === 'QLinearMul') {  // a quantized constant that broadcasts
     const shape = dims.map((d) => (!fixed(d) || b.rng.chance(0.4) ? 1 : d)).slice(b.rng.int(0, dims.length));
@@ -229,8 +255,10 @@ function qoperator(b, x) {
     const parts = Array.from({ length: copies }, () => [xq, ...xin.names]).flat();
     y = b.msNode(op, [...out.names, ...parts], outDims, { axis: axis - (b.rng.chance(0.3) ? dims.length : 0) });
   } else {
-    outDims = [dims[0], dims[1], 1, 1];
-    y = b.msNode(op, [xq, ...xin.names, ...out.names], outDims, b.rng.chance(0.5) ? { channels_last: 0 } : {});
+    // channels_last = 1: x read as [N, H, W, C] (the pool over its axes 1 and 2).
+    const last = b.rng.chance(0.4);
+    outDims = last ? [dims[0], 1, 1, dims[3]] : [dims[0], dims[1], 1, 1];
+    y = b.msNode(op, [xq, ...xin.names, ...out.names], outDims, last ? { channels_last: 1 } : b.rng.chance(0.5) ? { channels_last: 0 } : {});
   }
   return b.node('DequantizeLinear', [typed(b, y, type), ...out.names], outDims);
 }
@@ -268,8 +296,10 @@ export const QUANT_OPS = [
   island('Conv', 13, qdqConv, is4d),
   island('MatMul', 13, qdqMatMul),
   island('Gemm', 13, qdqGemm),
-  island('DynamicQuantizeLinear', 11, dynamicChain),
-  island('QLinearConv', 10, qlinear),
-  island('QLinearAdd', 10, qoperator),
-  island('MatMulIntegerToFloat', 10, msMatMul),
+  { ...island('DynamicQuantizeLinear', 11, dynamicChain), weight: 2 },
+  { ...island('ConvInteger', 11, (b, x) => dynamicChain(b, x, true), is4d), weight: 3 },
+  { ...island('QLinearConv', 10, qlinear), weight: 5 },
+  { ...island('QLinearAdd', 10, qoperator), weight: 6 },
+  { ...island('QLinearGlobalAveragePool', 10, (b, x) => qoperator(b, x, 'QLinearGlobalAveragePool'), is4d), weight: 3 },
+  { ...island('MatMulIntegerToFloat', 10, msMatMul), weight: 2 },
 ];
