@@ -48,8 +48,10 @@ const ifOp = {
       const out = chain(b, nodes, x);
       return { name: `${label}_${b.name('g')}`, node: nodes, output: [info(out, FLOAT, dims)] };
     };
-    return controlNode(b, 'If', [cond], [dims], [graphAttr('then_branch', branch('then')), graphAttr('else_branch', branch('else'))],
-      {})[0];
+    const [then, otherwise] = [branch('then'), branch('else')];
+    // The coverage records a graph attribute by its node count.
+    return controlNode(b, 'If', [cond], [dims], [graphAttr('then_branch', then), graphAttr('else_branch', otherwise)],
+      { then_branch: `${then.node.length} nodes`, else_branch: `${otherwise.node.length} nodes` })[0];
   },
 };
 
@@ -77,7 +79,7 @@ const loop = {
     const tripCount = b.constant([], [trips], 'int');
     const cond = b.rng.chance(0.5) ? typed(b, b.node('Greater', [tripCount, b.constant([], [0], 'int')], []), BOOL) : '';
     const outs = controlNode(b, 'Loop', [tripCount, cond, x], stacked ? [dims, [trips, ...dims]] : [dims],
-      [graphAttr('body', body)], {});
+      [graphAttr('body', body)], { body: `${nodes.length} nodes` });
     return b.rng.pick(outs);
   },
 };
@@ -86,8 +88,13 @@ const scan = {
   name: 'Scan', since: 9,
   build(b, x) {
     const dims = b.shapes.get(x);
-    const step = dims.slice(1);
-    if (dims.length < 2 || !allFixed(step) || hasZero(dims)) return null;
+    if (dims.length < 2 || hasZero(dims)) return null;
+    // Scanned along the batch axis, or (scan_input_axes) along a fixed one; then the initial
+    // state, shaped like a step with the batch in it, is the mean over that axis.
+    const axes = dims.map((d, i) => i).filter((i) => i > 0 && typeof dims[i] === 'number');
+    const axis = axes.length && b.rng.chance(0.4) ? b.rng.pick(axes) : 0;
+    const step = dims.filter((d, i) => i !== axis);
+    if (axis === 0 && !allFixed(step)) return null;
     const [state, slice] = [b.name('h'), b.name('t')];
     const nodes = [];
     const mixed = chain(b, nodes, slice);
@@ -97,11 +104,56 @@ const scan = {
     nodes.push({ opType: 'Identity', input: [next], output: [stepOut], name: b.name('n') });
     const body = { name: b.name('body'), node: nodes, input: [info(state, FLOAT, step), info(slice, FLOAT, step)],
       output: [info(next, FLOAT, step), info(stepOut, FLOAT, step)] };
-    const initial = b.floatConstant(step, -0.5, 0.5);
-    const outs = controlNode(b, 'Scan', [initial, x], [step, dims],
-      [graphAttr('body', body), { name: 'num_scan_inputs', type: 'INT', i: '1' }], { num_scan_inputs: 1 });
+    const mean = () => (b.opset >= 18 ? b.node('ReduceMean', [x, b.intConstant([axis])], step, { keepdims: 0 })
+      : b.node('ReduceMean', [x], step, { axes: [axis], keepdims: 0 }));
+    const initial = axis === 0 ? b.floatConstant(step, -0.5, 0.5) : mean();
+    const attrs = { num_scan_inputs: 1 };
+    // The batch stays the first axis of the stacked output: at 0 when scanning it, after it otherwise.
+    const outAxis = axis === 0 ? 0 : b.rng.int(1, step.length);
+    const signed = (a, rank) => (b.opset >= 11 && b.rng.chance(0.3) ? a - rank : a);
+    if (axis !== 0 || b.rng.chance(0.2)) attrs.scan_input_axes = [signed(axis, dims.length)];
+    if (outAxis !== 0 || b.rng.chance(0.2)) attrs.scan_output_axes = [signed(outAxis, dims.length)];
+    if (b.rng.chance(0.4)) attrs.scan_input_directions = [b.rng.int(0, 1)];
+    if (b.rng.chance(0.4)) attrs.scan_output_directions = [b.rng.int(0, 1)];
+    const stacked = [...step];
+    stacked.splice(outAxis, 0, dims[axis]);
+    const ints = Object.entries(attrs).filter(([k]) => k !== 'num_scan_inputs')
+      .map(([name, v]) => ({ name, type: 'INTS', ints: v.map(String) }));
+    const outs = controlNode(b, 'Scan', [initial, x], [step, stacked],
+      [graphAttr('body', body), { name: 'num_scan_inputs', type: 'INT', i: '1' }, ...ints],
+      { ...attrs, body: `${nodes.length} nodes` });
     return b.rng.pick(outs);
   },
 };
 
-export const CONTROL_OPS = [ifOp, loop, scan];
+// Scan-8 (opset 8 only): batched, the batch axis first in every state and scanned input, the
+// sequence the second; no sequence lengths (''), the scan direction per scanned input.
+const scan8 = {
+  name: 'Scan', since: 8, until: 8, weight: 4,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (dims.length < 2 || typeof dims[1] !== 'number' || hasZero(dims)) return null;
+    const step = dims.slice(2);
+    const [state, slice] = [b.name('h'), b.name('t')];
+    const nodes = [];
+    const mixed = chain(b, nodes, slice);
+    const next = b.name('h');
+    nodes.push({ opType: 'Add', input: [state, mixed], output: [next], name: b.name('n') });
+    const stepOut = b.name('y');
+    nodes.push({ opType: 'Identity', input: [next], output: [stepOut], name: b.name('n') });
+    const body = { name: b.name('body'), node: nodes, input: [info(state, FLOAT, step), info(slice, FLOAT, step)],
+      output: [info(next, FLOAT, step), info(stepOut, FLOAT, step)] };
+    const stateDims = [dims[0], ...step];
+    const initial = b.node('ReduceMean', [x], stateDims, { axes: [1], keepdims: 0 });
+    const attrs = { num_scan_inputs: 1 };
+    const attribute = [graphAttr('body', body), { name: 'num_scan_inputs', type: 'INT', i: '1' }];
+    if (b.rng.chance(0.6)) {
+      attrs.directions = [b.rng.int(0, 1)];
+      attribute.push({ name: 'directions', type: 'INTS', ints: attrs.directions.map(String) });
+    }
+    const outs = controlNode(b, 'Scan', ['', initial, x], [stateDims, dims], attribute, { ...attrs, body: `${nodes.length} nodes` });
+    return b.rng.pick(outs);
+  },
+};
+
+export const CONTROL_OPS = [ifOp, loop, scan, scan8];
