@@ -9,6 +9,9 @@ const FLOAT = 1;
 const INT64 = 7;
 
 const toFloat = (b, v, dims) => b.node('Cast', [v], dims, { to: FLOAT });
+// ReduceSum over one axis: the axes an input from opset 13, an attribute before.
+const sumOver = (b, v, axis, out) => (b.opset >= 13 ? b.node('ReduceSum', [v, b.intConstant([axis])], out)
+  : b.node('ReduceSum', [v], out, { axes: [axis] }));
 
 const nonZero = {
   name: 'NonZero', since: 9,
@@ -16,7 +19,7 @@ const nonZero = {
     const dims = b.shapes.get(x);
     if (!isInput(b, x) || hasZero(dims)) return null;
     const positions = typed(b, b.node('NonZero', [b.node('Relu', [x], dims)], [dims.length, 'nonzero']), INT64);
-    const sums = b.node('ReduceSum', [toFloat(b, positions, [dims.length, 'nonzero']), b.intConstant([1])], [dims.length, 1]);
+    const sums = sumOver(b, toFloat(b, positions, [dims.length, 'nonzero']), 1, [dims.length, 1]);
     return sums;
   },
 };
@@ -39,8 +42,8 @@ const nonMaxSuppression = {
       b.constant([], [b.rng.pick([0, 0.2, 0.5])]),
     ];
     const selected = typed(b, b.node('NonMaxSuppression', inputs.slice(0, b.rng.int(3, 5)), ['selected', 3],
-      centered ? { center_point_box: 1 } : {}), INT64);
-    return b.node('ReduceSum', [toFloat(b, selected, ['selected', 3]), b.intConstant([0])], [1, 3]);
+      centered ? { center_point_box: 1 } : b.rng.chance(0.3) ? { center_point_box: 0 } : {}), INT64);
+    return sumOver(b, toFloat(b, selected, ['selected', 3]), 0, [1, 3]);
   },
 };
 
@@ -87,8 +90,41 @@ const stft = {
     inputs.push(windowed ? b.floatConstant([frame], 0, 1) : '');
     if (!windowed || b.rng.chance(0.5)) inputs.push(b.constant([], [frame], 'int'));
     const frames = Math.floor((length - frame) / step) + 1, bins = onesided ? frame / 2 + 1 : frame;
-    return b.node('STFT', inputs, [dims[0], frames, bins, 2], onesided ? {} : { onesided: 0 });
+    return b.node('STFT', inputs, [dims[0], frames, bins, 2], onesided ? (b.rng.chance(0.3) ? { onesided: 1 } : {}) : { onesided: 0 });
   },
 };
 
-export const SELECT_OPS = [nonZero, nonMaxSuppression, deformConv, stft];
+// Unique of a graph input floored to halves (so values repeat), flattened or (axis) of the
+// slices along a fixed axis, sorted or in order of first occurrence. Its outputs have
+// data-dependent lengths; what goes on has x's shape: the unique values, first indices or counts
+// gathered back by the inverse indices.
+const unique = {
+  name: 'Unique', since: 11, weight: 2,
+  build(b, x) {
+    const dims = b.shapes.get(x);
+    if (!isInput(b, x) || hasZero(dims)) return null;
+    const halves = b.node('Floor', [b.node('Mul', [x, b.constant([], [2])], dims)], dims);
+    const axes = dims.map((d, i) => i).filter((i) => i > 0 && typeof dims[i] === 'number');
+    const alongAxis = axes.length && b.rng.chance(0.4);
+    if (!alongAxis && !allFixed(dims.slice(1))) return null;
+    const attrs = {};
+    if (b.rng.chance(0.6)) attrs.sorted = b.rng.int(0, 1);
+    const n = dims.reduce((a, d) => (typeof d === 'number' ? a * d : a), 1);
+    const axis = alongAxis ? b.rng.pick(axes) : null;
+    if (alongAxis) attrs.axis = b.rng.chance(0.3) ? axis - dims.length : axis;
+    const uniqueDims = alongAxis ? dims.map((d, i) => (i === axis ? 'unique' : d)) : ['unique'];
+    const inverseDims = alongAxis ? [dims[axis]] : ['N*' + n];
+    const [y, first, inverse, counts] = b.nodeOutputs('Unique', [halves], [uniqueDims, ['unique'], inverseDims, ['unique']], attrs);
+    for (const v of [first, inverse, counts]) typed(b, v, INT64);
+    const what = b.rng.pick(['values', 'first', 'counts']);
+    if (alongAxis) {
+      if (what === 'values') return b.node('Gather', [y, inverse], dims, { axis });
+      return toFloat(b, typed(b, b.node('Gather', [what === 'first' ? first : counts, inverse], [dims[axis]]), INT64), [dims[axis]]);
+    }
+    const flat = what === 'values' ? b.node('Gather', [y, inverse], inverseDims)
+      : toFloat(b, typed(b, b.node('Gather', [what === 'first' ? first : counts, inverse], inverseDims), INT64), inverseDims);
+    return b.node('Reshape', [flat, b.intConstant([-1, ...dims.slice(1)])], dims);
+  },
+};
+
+export const SELECT_OPS = [nonZero, nonMaxSuppression, deformConv, stft, unique];

@@ -19,7 +19,7 @@ const gridSample = {
     const grid = b.node('Reshape', [tanh, b.intConstant([0, c, -1, 2])], [n, c, (h * w) / 2, 2]);
     const linear = b.opset >= 20 ? 'linear' : 'bilinear', cubic = b.opset >= 20 ? 'cubic' : 'bicubic';
     const attrs = { mode: b.rng.pick([linear, linear, cubic]), padding_mode: b.rng.pick(['zeros', 'border', 'reflection']) };
-    if (b.rng.chance(0.5)) attrs.align_corners = 1;
+    if (b.rng.chance(0.6)) attrs.align_corners = b.rng.chance(0.8) ? 1 : 0;
     return b.node('GridSample', [x, grid], [n, c, c, (h * w) / 2], attrs);
   },
 };
@@ -33,14 +33,14 @@ const affineGrid = {
     const theta = b.floatConstant([n, rank, rank + 1], -1.5, 1.5);
     // onnxruntime puts an aligned axis of size 1 at +1, the spec at -1 (tests/regressions/
     // spec-affinegrid-align-corners-size-1).
-    const attrs = b.rng.chance(0.5) && spatial.every((d) => d > 1) ? { align_corners: 1 } : {};
+    const attrs = b.rng.chance(0.5) && spatial.every((d) => d > 1) ? { align_corners: 1 } : b.rng.chance(0.2) ? { align_corners: 0 } : {};
     return b.node('AffineGrid', [theta, b.intConstant([n, c, ...spatial])], [n, ...spatial, rank], attrs);
   },
 };
 
 // [N, C * bh * bw, Lh * Lw] columns into [N, C, H, W] images.
 const col2Im = {
-  name: 'Col2Im', since: 18,
+  name: 'Col2Im', since: 18, weight: 5,
   build(b, x) {
     const dims = b.shapes.get(x);
     if (dims.length !== 3 || !allFixed(dims.slice(1)) || hasZero(dims)) return null;
@@ -62,17 +62,42 @@ const col2Im = {
 // computed value's near-ties (equal but for the last bit, from summation order) would be indexed
 // apart by the two runtimes (fuzz-diff seed 22238840).
 const maxUnpool = {
-  name: 'MaxUnpool', since: 11,
+  name: 'MaxUnpool', since: 11, weight: 3,
   build(b, x) {
     const dims = b.shapes.get(x);
     if (!isInput(b, x) || !is4d(dims)) return null;
     const k = [b.rng.int(1, 3), b.rng.int(1, 3)];
     if (dims[2] < k[0] || dims[3] < k[1]) return null;
-    const out = [dims[0], dims[1], Math.floor(dims[2] / k[0]), Math.floor(dims[3] / k[1])];
     const window = { kernel_shape: k, strides: k };
+    // Where the kernel does not divide H or W, the pool drops the last rows or columns and the
+    // unpooled size, (out - 1) * stride + kernel - pads, falls short of the pool's input, which
+    // the indices address: then pads (the same for the pool and the unpool) make the padded axes
+    // multiples of the kernel. (An output_shape of x's shape instead is read two ways: the ONNX
+    // node test test_maxunpool_export_with_output_shape places indices of the inferred shape at
+    // their coordinates, which webnx follows; onnxruntime 1.30, which fails that test, indexes
+    // the output directly. So output_shape is given only where it is the inferred shape.)
+    let padded = [dims[2], dims[3]];
+    const divides = dims[2] % k[0] === 0 && dims[3] % k[1] === 0;
+    const padding = !divides;
+    if (padding) {
+      const pads = [0, 0, 0, 0];
+      for (const i of [0, 1]) {
+        const total = (k[i] - (dims[2 + i] % k[i])) % k[i];
+        pads[i] = b.rng.int(0, total);
+        pads[i + 2] = total - pads[i];
+      }
+      window.pads = pads;
+      padded = [dims[2] + pads[0] + pads[2], dims[3] + pads[1] + pads[3]];
+    }
+    const out = [dims[0], dims[1], Math.floor(padded[0] / k[0]), Math.floor(padded[1] / k[1])];
     const [values, indices] = b.nodeOutputs('MaxPool', [x], [out, out], window);
     typed(b, indices, INT64);
-    return b.node('MaxUnpool', [values, indices], [out[0], out[1], out[2] * k[0], out[3] * k[1]], window);
+    if (divides && b.rng.chance(0.4)) {
+      const shape = typed(b, b.node('Shape', [x], [4]), INT64);
+      return b.node('MaxUnpool', [values, indices, shape], dims, window);
+    }
+    const unpooled = [0, 1].map((i) => out[2 + i] * k[i] - (window.pads ? window.pads[i] + window.pads[i + 2] : 0));
+    return b.node('MaxUnpool', [values, indices], [out[0], out[1], ...unpooled], window);
   },
 };
 
