@@ -218,7 +218,8 @@ const resize = {
     if (b.opset >= 18 && mode !== 'nearest' && b.rng.chance(0.3)) attrs.antialias = b.rng.int(0, 1);
     let roi = b.opset >= 13 && b.rng.chance(0.5) ? '' : b.constant([0], []);
     // tf_crop_and_resize: a region of interest, outside of which the output is extrapolation_value.
-    // onnxruntime 1.30 leaves an axis of scale 1 as it is, roi and all (the spec crops it too),
+    // onnxruntime 1.30 leaves an axis of scale 1 as it is, roi and all (the spec crops it too:
+    // tests/regressions/spec-resize-tf-crop-and-resize-scale-1),
     // and divides by the rounded output length less one where the ONNX reference takes
     // scale * in - 1 (as for align_corners): both scales differ from 1 here, and scale * in is an
     // integer.
@@ -233,7 +234,7 @@ const resize = {
       attrs.axes = b.rng.chance(0.5) ? [2, 3] : [-2, -1];
       // keep_aspect_ratio_policy: sizes for H and W, one scale for both that fits them. Axes
       // written positive: onnxruntime 1.30 resizes nothing under not_larger or not_smaller with
-      // negative axes (webnx and the spec do).
+      // negative axes (tests/regressions/spec-resize-keep-aspect-ratio-negative-axes).
       if (b.rng.chance(0.5)) {
         attrs.axes = [2, 3];
         const sizes = [out[2], b.rng.int(1, 2 * dims[3])];

@@ -64,7 +64,39 @@ const CASES = [
     note: 'AffineGrid with align_corners 1 over an axis of size 1: the ONNX reference implementation (arange from -1 by ' +
       '2 / 0) puts its one point at -1; onnxruntime 1.30 at +1.',
     expect: (theta) => ({ type: 'float32', dims: [2, 1, 3, 2], data: specAffineGrid2d(theta, [2, 1, 1, 3]) }) },
+  // From the fuzz-diff run of seeds 24000000..: sizes for H and W, one scale that fits them.
+  { name: 'spec-resize-keep-aspect-ratio-negative-axes', op: 'Resize', opset: 19, dims: ['N', 2, 6, 9],
+    attrs: { mode: 'linear', axes: [-2, -1], keep_aspect_ratio_policy: 'not_larger' },
+    constants: [{ name: '' }, { name: '' }, { name: 'sizes', dims: [2], dataType: 7, int64Data: ['4', '14'] }],
+    note: 'Resize by sizes [4, 14] of axes [-2, -1] under keep_aspect_ratio_policy not_larger: H and W both scaled by ' +
+      'min(4/6, 14/9), to [4, 6]. onnxruntime 1.30 resizes nothing with the axes written negative (with [2, 3] it gives ' +
+      'the expected values, which are its answer for those).',
+    expect: async (data, dims) => {
+      const positive = onnxJsonToOnnx(doc({ ...CASES_BY_NAME['spec-resize-keep-aspect-ratio-negative-axes'], attrs: { mode: 'linear', axes: [2, 3], keep_aspect_ratio_policy: 'not_larger' } }));
+      const y = (await (await ort.InferenceSession.create(positive, { logSeverityLevel: 4 })).run({ x: new ort.Tensor('float32', data, dims) })).y;
+      return { type: 'float32', dims: [...y.dims], data: Float32Array.from(y.data) };
+    } },
+  // From the fuzz-diff run of seeds 23000000..: the rows of a 5-row input from 0.25 to 1.25 of its height, scale 1.
+  { name: 'spec-resize-tf-crop-and-resize-scale-1', op: 'Resize', opset: 13, dims: ['N', 1, 5, 2],
+    attrs: { mode: 'nearest', coordinate_transformation_mode: 'tf_crop_and_resize', nearest_mode: 'floor' },
+    floatAttrs: { extrapolation_value: -9 },
+    constants: [{ name: 'roi', dims: [8], dataType: 1, floatData: [0, 0, 0.25, 0, 1, 1, 1.25, 1] },
+      { name: 'scales', dims: [4], dataType: 1, floatData: [1, 1, 1, 1] }],
+    note: 'Resize tf_crop_and_resize with every scale 1 and a region of interest from 0.25 to 1.25 of H: row i is read ' +
+      'at 0.25 * 4 + i = 1 + i (floor), the last one outside the input: the extrapolation value. onnxruntime 1.30 ' +
+      'returns the input as it is, leaving axes of scale 1 uncropped.',
+    expect: (data, [n, c, h, w]) => {
+      const y = new Float32Array(n * c * h * w);
+      for (let p = 0; p < n * c; p++) {
+        for (let i = 0; i < h; i++) {
+          const from = 0.25 * (h - 1) + i * (h - 1) / (h - 1);
+          for (let j = 0; j < w; j++) y[(p * h + i) * w + j] = from > h - 1 ? -9 : data[(p * h + Math.floor(from)) * w + j];
+        }
+      }
+      return { type: 'float32', dims: [n, c, h, w], data: y };
+    } },
 ].map((c) => ({ expect: pool(c.op, c.attrs), ...c }));
+const CASES_BY_NAME = Object.fromEntries(CASES.map((c) => [c.name, c]));
 
 // AffineGrid in 2-D with align_corners 1, as the ONNX reference builds the base grid: an axis of
 // size n is -1 + 2 i / (n - 1), and -1 alone when n is 1.
@@ -108,7 +140,7 @@ for (const c of CASES) {
   for (const n of [3, 1]) {
     const dims = c.dims.map((d) => (d === 'N' ? n : d));
     const data = c.data ? c.data(dims) : Float32Array.from(new Rng(n * 101).floats(dims.reduce((a, b) => a * b, 1), -2, 2));
-    const expected = c.expect(data, dims);
+    const expected = await c.expect(data, dims);
     const fromOrt = (await ortSession.run({ x: new ort.Tensor('float32', data, dims) })).y;
     if (expected.type === undefined) expected.type = 'float32';
     const differs = fromOrt.dims.join() !== expected.dims.join() || Array.from(fromOrt.data).some((v, i) => Number(v) !== Number(expected.data[i]));
