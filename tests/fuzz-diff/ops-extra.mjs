@@ -326,7 +326,7 @@ const indexND = (name) => ({
       return b.node(name, [x, index], [dims[0], ...dims.slice(2)], { batch_dims: 1 });
     }
     if (name === 'GatherND') return b.node(name, [x, indices], rows, b.opset >= 12 && b.rng.chance(0.2) ? { batch_dims: 0 } : {});
-    const attrs = b.opset >= 16 && b.rng.chance(0.4) ? { reduction: b.rng.pick(['add', 'mul']) } : {};
+    const attrs = b.opset >= 16 && b.rng.chance(0.4) ? { reduction: b.rng.pick(['add', 'mul', ...(b.opset >= 18 ? ['max', 'min'] : []), 'none']) } : {};
     return b.node(name, [x, indices, b.floatConstant(rows)], dims, attrs);
   },
 });

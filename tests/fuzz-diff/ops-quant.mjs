@@ -59,8 +59,11 @@ function roundTrip(b, x) {
   // output_dtype (opset 21) names the zero point's type; saturate (19) applies to float 8 only.
   if (b.opset >= 21 && b.rng.chance(0.3)) attrs.output_dtype = dataType;
   if (b.opset >= 19 && b.rng.chance(0.2)) attrs.saturate = b.rng.int(0, 1);
+  // Opset 23: QuantizeLinear's precision (of x / scale) and DequantizeLinear's output_dtype,
+  // float32 both (the scale's type, which they default to).
+  if (b.opset >= 23 && b.rng.chance(0.3)) attrs.precision = FLOAT;
   const q = typed(b, b.node('QuantizeLinear', [x, ...names], dims, attrs), dataType);
-  return b.node('DequantizeLinear', [q, ...names], dims);
+  return b.node('DequantizeLinear', [q, ...names], dims, b.opset >= 23 && b.rng.chance(0.3) ? { output_dtype: FLOAT } : {});
 }
 
 // Blocked int8 weights [k, n] (opset 21): a scale per block of `block` rows and per column, as

@@ -46,16 +46,28 @@ const pad = {
   build(b, x) {
     const dims = b.shapes.get(x);
     if (dims.slice(1).some((d) => !fixed(d)) || dims.length < 2) return null;
-    const mode = b.rng.pick(['constant', 'constant', 'reflect', 'edge']);
+    const mode = b.rng.pick(['constant', 'constant', 'reflect', 'edge', ...(b.opset >= 19 ? ['wrap'] : [])]);
     if (mode !== 'constant' && dims.includes(0)) return null;
     // Reflect pads stay below the dim; constant ones may be negative (cropping).
-    const one = (d) => (mode === 'reflect' ? b.rng.int(0, d - 1) : b.rng.int(mode === 'constant' && d > 1 ? -1 : 0, 2));
+    // Wrap pads (opset 19) stay within the dim too.
+    const one = (d) => (mode === 'reflect' || mode === 'wrap' ? b.rng.int(0, d - 1) : b.rng.int(mode === 'constant' && d > 1 ? -1 : 0, 2));
     const begins = dims.map((d, i) => (i === 0 ? 0 : one(d))), ends = dims.map((d, i) => (i === 0 ? 0 : one(d)));
     const out = dims.map((d, i) => (i === 0 ? d : d + begins[i] + ends[i]));
     if (out.slice(1).some((d) => d <= 0)) return null;
     const pads = [...begins, ...ends];
     const value = b.rng.pick([0, 1.5, -2]);
     if (b.opset < 11) return b.node('Pad', [x], out, { mode, pads, ...(mode === 'constant' ? { value } : {}) }, ['value']);
+    // From opset 18, the pads of some axes only (the axes input, negative now and then).
+    if (b.opset >= 18 && b.rng.chance(0.3)) {
+      const axes = dims.map((d, i) => i).filter((i) => i > 0 && b.rng.chance(0.6));
+      if (!axes.length) axes.push(dims.length - 1);
+      const inputs = [x, b.intConstant([...axes.map((a) => begins[a]), ...axes.map((a) => ends[a])]),
+        mode === 'constant' && b.rng.chance(0.5) ? b.constant([], [value]) : '',
+        b.intConstant(axes.map((a) => (b.rng.chance(0.3) ? a - dims.length : a)))];
+      const partial = dims.map((d, i) => (axes.includes(i) ? out[i] : d));
+      if (partial.slice(1).some((d) => d <= 0)) return null;
+      return b.node('Pad', inputs, partial, { mode });
+    }
     const inputs = [x, b.intConstant(pads)];
     if (mode === 'constant' && b.rng.chance(0.5)) inputs.push(b.constant([], [value]));
     return b.node('Pad', inputs, out, { mode });
