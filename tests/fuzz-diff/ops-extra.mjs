@@ -41,7 +41,10 @@ const logic = (op) => onInput(op, 7, (b, x) => {
 // x * 4096 as integers (exact: the inputs are multiples of 1/4096).
 function asIntegers(b, x, to) {
   const dims = b.shapes.get(x);
-  return typed(b, b.node('Cast', [b.node('Mul', [x, b.constant([], [4096])], dims)], dims, { to }), to);
+  // saturate (opset 19) applies to float 8 targets only: written as 1 (the default), of no
+  // effect, on these casts (onnxruntime 1.30 rejects 0, and 1 on a cast to float32).
+  const attrs = b.opset >= 19 && b.rng.chance(0.2) ? { to, saturate: 1 } : { to };
+  return typed(b, b.node('Cast', [b.node('Mul', [x, b.constant([], [4096])], dims)], dims, attrs), to);
 }
 
 const bitwise = (op) => ({ weight: 2, ...onInput(op, 18, (b, x) => {
@@ -84,7 +87,8 @@ const castLike = {
   name: 'CastLike', since: 15,
   build(b, x) {
     const dims = b.shapes.get(x);
-    return b.node('CastLike', [typed(b, b.node('Cast', [x], dims, { to: DOUBLE }), DOUBLE), x], dims);
+    const attrs = b.opset >= 19 && b.rng.chance(0.3) ? { saturate: 1 } : {};  // as for Cast, above
+    return b.node('CastLike', [typed(b, b.node('Cast', [x], dims, { to: DOUBLE }), DOUBLE), x], dims, attrs);
   },
 };
 
@@ -284,7 +288,7 @@ const scatterElements = (name, since, until) => ({
   build(b, x) {
     const dims = b.shapes.get(x);
     const axes = dims.map((d, i) => i).filter((i) => i > 0 && fixed(dims[i]) && dims[i] > 0);
-    if (dims.length < 2 || !axes.length) return null;
+    if (dims.length < 2 || !axes.length || hasZero(dims)) return null;
     const axis = b.rng.chance(0.5) ? dims.length - 1 : b.rng.pick(axes);
     const n = dims[axis];
     if (!fixed(n) || n === 0) return null;
@@ -319,10 +323,12 @@ const indexND = (name) => ({
     // second axis, per batch entry) span N there, so they are gathered from a Shape-built tensor.
     if (name === 'GatherND' && b.opset >= 12 && b.rng.chance(0.3)) {
       const rowIndex = b.rng.int(-dims[1], dims[1] - 1);
-      const batchShape = typed(b, b.node('Shape', [x], [1], { end: 1 }), INT64);
+      const shapeOf = typed(b, b.node('Shape', [x], [dims.length]), INT64);
+      const batchShape = typed(b, b.node('Slice', [shapeOf, b.intConstant([0]), b.intConstant([1])], [1]), INT64);
       const perBatch = typed(b, b.node('ConstantOfShape', [batchShape], [dims[0]]), INT64);
       b.nodes.at(-1).attribute = [{ name: 'value', type: 'TENSOR', t: { dims: ['1'], dataType: INT64, int64Data: [String(rowIndex)] } }];
-      const index = typed(b, b.node('Unsqueeze', [perBatch, b.intConstant([1])], [dims[0], 1]), INT64);
+      const index = typed(b, b.opset >= 13 ? b.node('Unsqueeze', [perBatch, b.intConstant([1])], [dims[0], 1])
+        : b.node('Unsqueeze', [perBatch], [dims[0], 1], { axes: [1] }), INT64);
       return b.node(name, [x, index], [dims[0], ...dims.slice(2)], { batch_dims: 1 });
     }
     if (name === 'GatherND') return b.node(name, [x, indices], rows, b.opset >= 12 && b.rng.chance(0.2) ? { batch_dims: 0 } : {});
@@ -360,7 +366,10 @@ const melWeightMatrix = {
   name: 'MelWeightMatrix', since: 17,
   build(b) {
     const bins = b.rng.int(1, 8), dft = b.rng.pick([8, 16, 31, 64]), rate = b.rng.pick([8000, 16000]);
-    const lower = b.rng.pick([0, 20, 100]), upper = b.rng.pick([rate / 2, rate / 3]);
+    // An odd DFT length with the upper edge at the Nyquist rate puts the last triangle past the
+    // last bin: onnxruntime rejects it ("upper_edge_hertz produces a mel triangle filter bank
+    // that is out of range").
+    const lower = b.rng.pick([0, 20, 100]), upper = dft % 2 ? rate / 3 : b.rng.pick([rate / 2, rate / 3]);
     const int = (v) => b.constant([], [v], 'int');
     const attrs = b.rng.chance(0.3) ? { output_datatype: FLOAT } : {};  // float32 only, as the windows
     const out = [Math.floor(dft / 2) + 1, bins];
