@@ -20,10 +20,11 @@ const FUNCTIONS = { RNN: 1, GRU: 2, LSTM: 3 };
 function activations(b, op, dirs) {
   const names = Array.from({ length: FUNCTIONS[op] * dirs }, () => b.rng.pick(Object.keys(ACTIVATIONS)));
   const attrs = { activations: names };
-  // Never a clip value (0.5, 1, 3): webnx's ThresholdedRelu here passes x = alpha (x >= alpha;
-  // the spec: x > alpha), which a clip at alpha makes common (a webnx bug, fuzz-diff seed
-  // 23803654, tests/regressions/fuzz-23803654 outside the repo until fixed).
-  const alphas = names.filter((n) => ACTIVATIONS[n][0]).map(() => b.rng.pick([0.1, 0.4, 1.5]));
+  // Values no clipped product reaches exactly: the RNN operators' own definition of
+  // ThresholdedRelu is x >= alpha (webnx follows it), the ThresholdedRelu operator's and
+  // onnxruntime 1.30's x > alpha; a clip (0.5, 1, 3) pins values, and their products, to where
+  // the two part (fuzz-diff seeds 23803654, 24443188: c = 0.2 * 0.5 = alpha = 0.1).
+  const alphas = names.filter((n) => ACTIVATIONS[n][0]).map(() => b.rng.pick([0.1234, 0.4321, 1.357]));
   const betas = names.filter((n) => ACTIVATIONS[n][1]).map(() => b.rng.pick([0, 0.25, 1]));
   if (alphas.length) attrs.activation_alpha = alphas;
   if (betas.length) attrs.activation_beta = betas;

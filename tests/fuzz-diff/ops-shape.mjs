@@ -258,6 +258,10 @@ const resize = {
         const scale = policy === 'not_larger' ? Math.min(...ratio) : Math.max(...ratio);
         const resized = policy === 'stretch' ? sizes : [dims[2], dims[3]].map((d) => Math.round(d * scale));
         if (resized.some((d) => d < 1) || (policy !== 'stretch' && (attrs.coordinate_transformation_mode === 'align_corners'))) return null;
+        // Where scale * in is not an integer, the ONNX reference (and webnx) maps coordinates by
+        // the policy's one scale, onnxruntime 1.30 by out / in per axis (fuzz-diff seed 24456531):
+        // the policies only where both agree.
+        if (policy !== 'stretch' && [dims[2], dims[3]].some((d, i) => resized[i] !== d * scale)) return null;
         return b.node('Resize', [x, roi, '', b.intConstant(sizes)], [dims[0], dims[1], ...resized], attrs, ['cubic_coeff_a', 'extrapolation_value']);
       }
       return b.node('Resize', [x, roi, b.constant([2], scales.slice(2))], out, attrs, ['cubic_coeff_a', 'extrapolation_value']);
