@@ -95,6 +95,36 @@ const CASES = [
       }
       return { type: 'float32', dims: [n, c, h, w], data: y };
     } },
+  // From fuzz-diff seed 24456531: one scale for H and W, 1.4 (max(7/5, 3/12)), W resized to round(12 * 1.4) = 17.
+  { name: 'spec-resize-keep-aspect-ratio-fractional-scale', op: 'Resize', opset: 18, dims: ['N', 1, 5, 12],
+    attrs: { mode: 'nearest', nearest_mode: 'ceil', axes: [2, 3], keep_aspect_ratio_policy: 'not_smaller' },
+    constants: [{ name: '' }, { name: '' }, { name: 'sizes', dims: [2], dataType: 7, int64Data: ['7', '3'] }],
+    note: 'Resize by sizes [7, 3] under keep_aspect_ratio_policy not_smaller: one scale, 1.4, for H and W, W resized to ' +
+      '17. The ONNX reference implementation maps output coordinates back by that scale; onnxruntime 1.30 by 17 / 12 ' +
+      'for W, which moves some nearest (ceil) pixels by one. Expected values as the reference computes them.',
+    expect: (data, [n, c, h, w]) => {
+      const scale = 1.4, out = [7, 17];
+      const from = (x, size) => Math.min(size - 1, Math.max(0, Math.ceil((x + 0.5) / scale - 0.5)));
+      const y = new Float32Array(n * c * out[0] * out[1]);
+      for (let p = 0; p < n * c; p++) {
+        for (let i = 0; i < out[0]; i++) {
+          for (let j = 0; j < out[1]; j++) y[(p * out[0] + i) * out[1] + j] = data[(p * h + from(i, h)) * w + from(j, w)];
+        }
+      }
+      return { type: 'float32', dims: [n, c, ...out], data: y };
+    } },
+  // From fuzz-diff seeds 23803654 and 24443188 (a GRU and an LSTM where clipped products met alpha).
+  { name: 'spec-rnn-thresholdedrelu-at-alpha', op: 'RNN', opset: 14, dims: [1, 'N', 1], attrs: { hidden_size: 1 },
+    floatAttrs: { clip: 0.5 },
+    rawAttrs: [{ name: 'activations', type: 'STRINGS', strings: [Buffer.from('ThresholdedRelu').toString('base64')] },
+      { name: 'activation_alpha', type: 'FLOATS', floats: [0.5] }],
+    constants: [{ name: 'W', dims: [1, 1, 1], dataType: 1, floatData: [1] }, { name: 'R', dims: [1, 1, 1], dataType: 1, floatData: [0] }],
+    data: (dims) => Float32Array.from({ length: dims[1] }, (_, i) => [0.75, -1, 0.5, 0.25, 2][i % 5]),
+    note: 'RNN with f = ThresholdedRelu (alpha 0.5) and clip 0.5: H = f(clip(x)). The RNN, GRU and LSTM operators define ' +
+      'ThresholdedRelu(x) as x if x >= alpha, so every x >= 0.5 (clipped to 0.5) gives 0.5; onnxruntime 1.30 takes the ' +
+      'ThresholdedRelu operator\'s x > alpha and gives 0.',
+    expect: (data, dims) => ({ type: 'float32', dims: [1, 1, dims[1], 1],
+      data: Float32Array.from(data, (x) => (Math.min(0.5, Math.max(-0.5, x)) >= 0.5 ? 0.5 : 0)) }) },
 ].map((c) => ({ expect: pool(c.op, c.attrs), ...c }));
 const CASES_BY_NAME = Object.fromEntries(CASES.map((c) => [c.name, c]));
 
@@ -116,12 +146,12 @@ function specAffineGrid2d(theta, [n, , h, w]) {
   return out;
 }
 
-function doc({ op, opset, dims, attrs, floatAttrs = {}, constants = [], outType = 1 }) {
+function doc({ op, opset, dims, attrs, floatAttrs = {}, rawAttrs = [], constants = [], outType = 1 }) {
   const shape = (ds) => ({ dim: ds.map((d) => (d === 'N' ? { dimParam: 'N' } : { dimValue: String(d) })) });
   const attribute = Object.entries(attrs).map(([name, v]) => (typeof v === 'string'
     ? { name, type: 'STRING', s: Buffer.from(v).toString('base64') }
     : Array.isArray(v) ? { name, type: 'INTS', ints: v.map(String) } : { name, type: 'INT', i: String(v) }))
-    .concat(Object.entries(floatAttrs).map(([name, f]) => ({ name, type: 'FLOAT', f })));
+    .concat(Object.entries(floatAttrs).map(([name, f]) => ({ name, type: 'FLOAT', f })), rawAttrs);
   return {
     irVersion: '8', opsetImport: [{ domain: '', version: String(opset) }],
     graph: {
