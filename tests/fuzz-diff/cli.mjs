@@ -29,7 +29,7 @@ function args(argv) {
 // op -> { graphs, attrs: name -> Set of values }
 export function addCoverage(coverage, c) {
   const seen = new Set();
-  for (const { op, attrs } of c.ops) {
+  for (const { op, attrs } of [...c.ops, ...(c.patterns ?? [])]) {
     const entry = coverage.get(op) ?? { graphs: 0, nodes: 0, attrs: new Map() };
     coverage.set(op, entry);
     entry.nodes++;
@@ -43,9 +43,11 @@ export function addCoverage(coverage, c) {
 }
 
 // Every op drawn or built inside another's construction (a quantized island's DequantizeLinear),
-// each once.
+// each once; and the com.webnx ops webnx's fusion passes make (never drawn: their rows count the
+// graphs with a pattern that fuses into them).
+export const FUSED_OPS = ['com.webnx:QDQConv', 'com.webnx:QDQMatMul', 'com.webnx:DynamicQuantizeConv'];
 export function coverageTable(coverage) {
-  const rows = [...new Set([...OPS.map((o) => o.name), ...coverage.keys()])].map((op) => {
+  const rows = [...new Set([...OPS.map((o) => o.name), ...coverage.keys(), ...FUSED_OPS])].map((op) => {
     const e = coverage.get(op) ?? { graphs: 0, nodes: 0, attrs: new Map() };
     const attrs = [...e.attrs].map(([k, v]) => `${k}(${v.size})`).join(' ');
     return `| ${op} | ${e.graphs} | ${e.nodes} | ${attrs} |`;
@@ -84,7 +86,7 @@ async function work({ graphs, seed, write, quiet, results }) {
     if (!c) continue;
     appendFileSync(results, `${JSON.stringify({ seed: s, status: 'started' })}\n`);
     const result = await runCase(c);
-    appendFileSync(results, `${JSON.stringify({ seed: s, status: result.status, ops: c.ops, detail: result.detail })}\n`);
+    appendFileSync(results, `${JSON.stringify({ seed: s, status: result.status, ops: c.ops, patterns: c.patterns, detail: result.detail })}\n`);
     if (result.status === 'rejected') continue;
     run++;
     if (result.status !== 'ok' && !quiet) console.log(`${result.status} seed ${s} (opset ${c.opset}): ${result.detail}`);

@@ -42,6 +42,9 @@ export class GraphBuilder {
     this.types = new Map();    // value -> ONNX data type, for the values that are not float32
     this.shapes = new Map();  // value -> dims
     this.ops = [];            // { op, attrs } exercised
+    // The com.webnx ops webnx's fusion passes make, by the patterns drawn that they fuse
+    // ({ op, attrs: { pattern } }): counted apart from ops, which set the graph's size.
+    this.patterns = [];
     this.count = 0;
   }
 
@@ -171,5 +174,5 @@ export function generateCase(seed) {
       output: [...outputs].map((o) => valueInfo(o, b.shapes.get(o))),
     },
   };
-  return { seed, opset, doc, shapes: b.shapes, types: b.types, ops: b.ops, inputs };
+  return { seed, opset, doc, shapes: b.shapes, types: b.types, ops: b.ops, patterns: b.patterns, inputs };
 }
