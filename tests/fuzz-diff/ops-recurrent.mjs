@@ -18,7 +18,13 @@ const FUNCTIONS = { RNN: 1, GRU: 2, LSTM: 3 };
 // one out, the spec takes the default of the ONNX operator of the same name (LeakyRelu's alpha
 // 0.01, ThresholdedRelu's 1), onnxruntime 1.30 takes 0 (fuzz-diff seeds 23010776, 23013941).
 function activations(b, op, dirs) {
-  const names = Array.from({ length: FUNCTIONS[op] * dirs }, () => b.rng.pick(Object.keys(ACTIVATIONS)));
+  // GRU's and LSTM's f makes their gates: a function above 1 (Relu, Affine, LeakyRelu, ... up
+  // to the clip) grows the cell by up to that factor a step, and the runtimes part on its last
+  // bits (inf - inf, or a discontinuous ThresholdedRelu gate flipped: fuzz-diff seeds 25017152,
+  // 25069091): gates from the continuous functions within [-1, 1].
+  const gates = ['Sigmoid', 'HardSigmoid', 'Tanh', 'Softsign'];
+  const names = Array.from({ length: FUNCTIONS[op] * dirs },
+    (_, i) => b.rng.pick(op !== 'RNN' && i % FUNCTIONS[op] === 0 ? gates : Object.keys(ACTIVATIONS)));
   const attrs = { activations: names };
   // Values no clipped product reaches exactly: the RNN operators' own definition of
   // ThresholdedRelu is x >= alpha (webnx follows it), the ThresholdedRelu operator's and
