@@ -132,14 +132,11 @@ export const onInputs = (name, since, attrs = () => ({})) => ({
 export const groupCounts = (c) => [1, c, ...[2, 3].filter((g) => c % g === 0)];
 
 // Where the axes are an input (ReduceSum from 13, the others from 18), now and then none:
-// noop_with_empty_axes = 1 reduces no axis, 0 (or absent) every axis. null otherwise.
-// `elementwise`: a reduction of one element that is not the element (ReduceL1 |x|, ReduceL2,
-// ReduceSumSquare x^2, ReduceLogSum log x, ReduceLogSumExp), which the ONNX reference and
-// onnxruntime apply with noop_with_empty_axes = 1 but webnx does not (it passes x through:
-// a webnx bug, fuzz-diff seed 23000972, tests/regressions/fuzz-23000972 outside the repo until
-// fixed): those reduce every axis here, and write noop_with_empty_axes = 1 with axes given.
-export function noopWithEmptyAxes(b, dims, keep, elementwise = false) {
+// noop_with_empty_axes = 1 reduces no axis (each op's element function still applied: x^2 for
+// ReduceSumSquare, |x| for L1 and L2, log x for LogSum), 0 (or absent) every axis. null
+// otherwise.
+export function noopWithEmptyAxes(b, dims, keep) {
   if (!b.rng.chance(0.1)) return null;
-  if (b.rng.chance(0.5) && !elementwise) return { out: dims, attrs: { noop_with_empty_axes: 1 } };
+  if (b.rng.chance(0.5)) return { out: dims, attrs: { noop_with_empty_axes: 1 } };
   return { out: keep ? dims.map(() => 1) : [], attrs: b.rng.chance(0.5) ? { noop_with_empty_axes: 0 } : {} };
 }

@@ -173,7 +173,7 @@ const reduceLogSum = {
     const out = keep ? dims.map((d, i) => (i === axis ? 1 : d)) : dims.filter((d, i) => i !== axis);
     const positive = b.node('Add', [b.node('Abs', [x], dims), b.constant([], [0.5])], dims);
     if (b.opset >= 18) {
-      const noop = noopWithEmptyAxes(b, dims, keep, true);
+      const noop = noopWithEmptyAxes(b, dims, keep);
       if (noop) return b.node('ReduceLogSum', [positive], noop.out, { keepdims: keep, ...noop.attrs });
       const attrs = b.rng.chance(0.15) ? { noop_with_empty_axes: b.rng.int(0, 1) } : {};
       return b.node('ReduceLogSum', [positive, b.intConstant([axis])], out, { keepdims: keep, ...attrs });

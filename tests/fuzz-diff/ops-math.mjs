@@ -144,7 +144,7 @@ function reduceMore(name, since, axesInputSince = 18) {
       const attrs = { keepdims: keep };
       const input = name === 'ReduceProd' ? b.node('Tanh', [x], dims) : x;  // products stay small
       if (b.opset >= axesInputSince) {
-        const noop = noopWithEmptyAxes(b, dims, keep, !['ReduceMin', 'ReduceProd'].includes(name));
+        const noop = noopWithEmptyAxes(b, dims, keep);
         if (noop) return b.node(name, [input], noop.out, { ...attrs, ...noop.attrs });
         // With axes given, noop_with_empty_axes does not apply.
         if (b.rng.chance(0.15)) attrs.noop_with_empty_axes = b.rng.int(0, 1);

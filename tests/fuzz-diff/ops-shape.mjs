@@ -221,10 +221,11 @@ const resize = {
     const coords = ['half_pixel', 'asymmetric', 'pytorch_half_pixel', ...(integral ? ['align_corners'] : [])];
     const attrs = { mode, coordinate_transformation_mode: b.rng.pick(coords) };
     if (mode === 'nearest') attrs.nearest_mode = b.rng.pick(['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil']);
-    // half_pixel_symmetric (opset 19) with linear and cubic only: with nearest, an output whose
-    // source coordinate is exactly an integer (or a half) rounds apart, webnx's double
-    // arithmetic leaving a residue of 1e-17 that ceil and floor see (fuzz-diff seed 24000254,
-    // tests/regressions/fuzz-24000254 outside the repo until fixed).
+    // half_pixel_symmetric (opset 19) with linear and cubic only: with nearest, where a source
+    // coordinate is exactly an integer in real arithmetic (9 -> 13 rows: 2x / 3), the ONNX
+    // reference implementation's float64 arithmetic, as webnx's, leaves a residue of 1e-17 that
+    // ceil sees, and onnxruntime 1.30 does not (fuzz-diff seed 24000254): webnx follows the
+    // reference.
     if (b.opset >= 19 && mode !== 'nearest' && b.rng.chance(0.25)) attrs.coordinate_transformation_mode = 'half_pixel_symmetric';
     if (mode === 'cubic' && b.rng.chance(0.5)) attrs.exclude_outside = b.rng.chance(0.8) ? 1 : 0;
     if (mode === 'cubic' && b.rng.chance(0.4)) attrs.cubic_coeff_a = b.rng.pick([-0.5, -0.75]);
