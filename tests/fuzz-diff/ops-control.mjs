@@ -95,15 +95,7 @@ const scan = {
     const axis = axes.length && b.rng.chance(0.4) ? b.rng.pick(axes) : 0;
     const step = dims.filter((d, i) => i !== axis);
     if (axis === 0 && !allFixed(step)) return null;
-    const [state, slice] = [b.name('h'), b.name('t')];
-    const nodes = [];
-    const mixed = chain(b, nodes, slice);
-    const next = b.name('h');
-    nodes.push({ opType: 'Add', input: [state, mixed], output: [next], name: b.name('n') });
-    const stepOut = b.name('y');
-    nodes.push({ opType: 'Identity', input: [next], output: [stepOut], name: b.name('n') });
-    const body = { name: b.name('body'), node: nodes, input: [info(state, FLOAT, step), info(slice, FLOAT, step)],
-      output: [info(next, FLOAT, step), info(stepOut, FLOAT, step)] };
+    const { body, nodes } = scanBody(b, step);
     const mean = () => (b.opset >= 18 ? b.node('ReduceMean', [x, b.intConstant([axis])], step, { keepdims: 0 })
       : b.node('ReduceMean', [x], step, { axes: [axis], keepdims: 0 }));
     const initial = axis === 0 ? b.floatConstant(step, -0.5, 0.5) : mean();
@@ -126,6 +118,21 @@ const scan = {
   },
 };
 
+// A Scan body over one state and one scanned slice, both shaped `step`: h' = h + chain(slice),
+// scanned out as well.
+function scanBody(b, step) {
+  const [state, slice] = [b.name('h'), b.name('t')];
+  const nodes = [];
+  const mixed = chain(b, nodes, slice);
+  const next = b.name('h');
+  nodes.push({ opType: 'Add', input: [state, mixed], output: [next], name: b.name('n') });
+  const stepOut = b.name('y');
+  nodes.push({ opType: 'Identity', input: [next], output: [stepOut], name: b.name('n') });
+  const body = { name: b.name('body'), node: nodes, input: [info(state, FLOAT, step), info(slice, FLOAT, step)],
+    output: [info(next, FLOAT, step), info(stepOut, FLOAT, step)] };
+  return { body, nodes };
+}
+
 // Scan-8 (opset 8 only): batched, the batch axis first in every state and scanned input, the
 // sequence the second; no sequence lengths (''), the scan direction per scanned input.
 const scan8 = {
@@ -134,15 +141,7 @@ const scan8 = {
     const dims = b.shapes.get(x);
     if (dims.length < 2 || typeof dims[1] !== 'number' || hasZero(dims)) return null;
     const step = dims.slice(2);
-    const [state, slice] = [b.name('h'), b.name('t')];
-    const nodes = [];
-    const mixed = chain(b, nodes, slice);
-    const next = b.name('h');
-    nodes.push({ opType: 'Add', input: [state, mixed], output: [next], name: b.name('n') });
-    const stepOut = b.name('y');
-    nodes.push({ opType: 'Identity', input: [next], output: [stepOut], name: b.name('n') });
-    const body = { name: b.name('body'), node: nodes, input: [info(state, FLOAT, step), info(slice, FLOAT, step)],
-      output: [info(next, FLOAT, step), info(stepOut, FLOAT, step)] };
+    const { body, nodes } = scanBody(b, step);
     const stateDims = [dims[0], ...step];
     const initial = b.node('ReduceMean', [x], stateDims, { axes: [1], keepdims: 0 });
     const attrs = { num_scan_inputs: 1 };
