@@ -11,31 +11,14 @@
 #include <cstdint>
 #include <mutex>
 #include <thread>
-#include <type_traits>
 #include <vector>
+
+#include "core/function_ref.h"
 
 namespace webnx {
 
-// fn(task, slot), borrowed: the caller's callable and one trampoline per callable type. A job
-// calls it only before Run returns, so nothing is copied or allocated, and each kernel's lambda
-// costs one small function, not std::function's set of wrappers (7 KB of the .wasm). Pass a
-// callable that outlives the call (a lambda written in the call's arguments does); never keep one.
-class TaskFn {
- public:
-  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, TaskFn>>>
-  TaskFn(F&& fn)  // NOLINT: implicit, as std::function's
-      : object_(const_cast<void*>(static_cast<const void*>(&fn))),
-        call_(&Call<std::remove_reference_t<F>>) {}
-  void operator()(int64_t task, int slot) const { call_(object_, task, slot); }
-
- private:
-  template <typename F>
-  static void Call(void* object, int64_t task, int slot) {
-    (*static_cast<F*>(object))(task, slot);
-  }
-  void* object_;
-  void (*call_)(void*, int64_t, int);
-};
+// fn(task, slot), borrowed (core/function_ref.h): a job calls it only before Run returns.
+using TaskFn = FunctionRef<void(int64_t task, int slot)>;
 
 class ThreadPool {
  public:

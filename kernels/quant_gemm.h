@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/function_ref.h"
 #include "core/kernel.h"
 #include "kernels/simd/gemm_i8.h"
 
@@ -32,24 +33,8 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
                            const PackedOperand& layout, DerivedForm* packed);
 
 // What follows the product on columns [begin, end) of every row, on the thread that computed
-// them, while they are in its cache: a reference to a callable (as TaskFn, without
-// std::function's code per use), empty by default.
-class ColumnsDone {
- public:
-  ColumnsDone() = default;
-  template <typename F>
-  explicit ColumnsDone(const F& fn) : object_(&fn), call_(&Call<F>) {}
-  explicit operator bool() const { return call_ != nullptr; }
-  void operator()(int64_t begin, int64_t end) const { call_(object_, begin, end); }
-
- private:
-  template <typename F>
-  static void Call(const void* object, int64_t begin, int64_t end) {
-    (*static_cast<const F*>(object))(begin, end);
-  }
-  const void* object_ = nullptr;
-  void (*call_)(const void*, int64_t, int64_t) = nullptr;
-};
+// them, while they are in its cache (borrowed, core/function_ref.h; empty by default).
+using ColumnsDone = FunctionRef<void(int64_t begin, int64_t end)>;
 
 // out = rows x panels (simd::Gemm, both packed in `form`) for every column < n, the panels split
 // among threads; `done` (may be empty) runs on each chunk of columns once computed.
