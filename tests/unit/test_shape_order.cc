@@ -729,6 +729,34 @@ TEST(ShapeOrder, QdqConvsHandingEightBitActivationsOverChangingPlanes) {
   ExpectOrderFree(mb.Bytes(), Planes(c));
 }
 
+// TopK in other dtypes (uint64 past 2^63, int8 and float16, on its int64 keys) and reductions
+// with noop_with_empty_axes that still apply their element function (x^2, |x|, log x) over
+// batches that grow, shrink and come back, 1 and 2 threads.
+TEST(ShapeOrder, TopKOnKeysAndElementwiseNoopReductionsOverChangingBatches) {
+  ModelBuilder mb(18);
+  mb.Input("X", kOnnxFloat, {"N", 6, 5});
+  mb.Int64Init("K", {1}, {3});
+  mb.FloatInit("big", {}, {1e19f});
+  mb.Node("Abs", {"X"}, {"A"});
+  mb.Node("Mul", {"A", "big"}, {"B"});
+  mb.Node("Cast", {"B"}, {"U"}).Int("to", 13);  // uint64
+  mb.Node("Cast", {"X"}, {"I"}).Int("to", kOnnxInt8);
+  mb.Node("Cast", {"X"}, {"H"}).Int("to", kOnnxFloat16);
+  const char* typed[] = {"U", "I", "H"};
+  const int32_t types[] = {13, kOnnxInt8, kOnnxFloat16};
+  for (int t = 0; t < 3; ++t) {
+    const std::string v = std::string("V") + typed[t], i = std::string("J") + typed[t];
+    mb.Node("TopK", {typed[t], "K"}, {v, i}).Int("axis", 1).Int("largest", t != 1);
+    mb.Output(v, types[t], {"N", 3, 5});
+    mb.Output(i, kOnnxInt64, {"N", 3, 5});
+  }
+  for (const char* op : {"ReduceSumSquare", "ReduceL1", "ReduceLogSum"}) {
+    mb.Node(op, {"A"}, {std::string(op) + "_y"}).Int("noop_with_empty_axes", 1);
+    mb.Output(std::string(op) + "_y", kOnnxFloat, {"N", 6, 5});
+  }
+  ExpectOrderFree(mb.Bytes(), Batches({6, 5}));
+}
+
 // This stop's planner and kernel fixes over changing batches: LpNormalization dividing in double
 // (L1 and L2), and a Loop whose body reads a value that folding a cancelling Transpose pair
 // renamed (the fold follows the rename into the body).
