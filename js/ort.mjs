@@ -168,11 +168,16 @@ function createArgs(arg0, arg1, arg2, arg3) {
 
 export class InferenceSession {
   #session;
+  #outputNames;
+  #scalarInputs;  // the inputs the model declares scalar (see #asDeclared)
   #profiling;
   #profile = [];
 
   constructor(session, options) {
     this.#session = session;
+    this.#outputNames = session.outputNames;
+    this.#scalarInputs = session.inputMetadata.filter((m) => Array.isArray(m.dims) && m.dims.length === 0)
+      .map((m) => m.name);
     this.#profiling = Boolean(options.enableProfiling);
   }
 
@@ -199,7 +204,7 @@ export class InferenceSession {
   }
 
   get inputNames() { return this.#session.inputNames; }
-  get outputNames() { return this.#session.outputNames; }
+  get outputNames() { return [...this.#outputNames]; }
   // { name, isTensor, type, shape }: a dim is a number, its symbol, or '' when unknown.
   get inputMetadata() { return this.#session.inputMetadata.map(metadataOf); }
   get outputMetadata() { return this.#session.outputMetadata.map(metadataOf); }
@@ -208,13 +213,13 @@ export class InferenceSession {
   // null or a Tensor the output is written into; RunOptions are accepted and change nothing.
   async run(feeds, arg1) {
     // An object naming an output is a fetches map; any other object is RunOptions.
+    const outputNames = this.#outputNames;
     const isMap = arg1 && typeof arg1 === 'object' && !Array.isArray(arg1) &&
-      Object.keys(arg1).some((k) => this.outputNames.includes(k));
+      Object.keys(arg1).some((k) => outputNames.includes(k));
     const fetches = Array.isArray(arg1) || isMap ? arg1 : null;
-    const names = fetches === null ? this.outputNames
-      : Array.isArray(fetches) ? fetches : Object.keys(fetches);
+    const names = fetches === null ? outputNames : Array.isArray(fetches) ? fetches : Object.keys(fetches);
     for (const name of names) {
-      if (!this.outputNames.includes(name)) throw new RangeError(`'fetches' names no output '${name}'`);
+      if (!outputNames.includes(name)) throw new RangeError(`'fetches' names no output '${name}'`);
     }
     const outputs = await this.#session.run(this.#asDeclared(feeds), { profile: this.#profiling });
     if (this.#profiling) this.#profile.push(this.#session.lastProfile);
@@ -231,9 +236,8 @@ export class InferenceSession {
   // feeds its sample rate as [16000n]): so does this, as the scalar.
   #asDeclared(feeds) {
     if (feeds === null || typeof feeds !== 'object') return feeds;
-    const scalars = this.#session.inputMetadata.filter((m) => Array.isArray(m.dims) && m.dims.length === 0);
     let out = feeds;
-    for (const { name } of scalars) {
+    for (const name of this.#scalarInputs) {
       const t = feeds[name];
       if (!(t instanceof WebnxTensor) || t.size !== 1 || t.dims.length === 0) continue;
       if (out === feeds) out = { ...feeds };
