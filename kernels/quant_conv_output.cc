@@ -6,26 +6,28 @@
 
 namespace webnx::quant {
 
+void ConvOutput::Size(int64_t channels) {
+  factors_.resize(channels);
+  biases_.resize(channels);
+  int_biases_.resize(channels);
+}
+
 void ConvOutput::PrepareRequantize(const Tensor& x_scale, const Tensor& w_scale,
                                    const Tensor& y_scale, const Tensor& y_zero_point,
-                                   const Tensor* bias, int64_t channels) {
+                                   const Tensor* bias) {
   requantize_ = true;
   const float x = ScaleAt(x_scale, 0), y = ScaleAt(y_scale, 0);
-  factors_.resize(channels);
-  int_biases_.resize(channels);
-  for (int64_t c = 0; c < channels; ++c) {
+  for (size_t c = 0; c < factors_.size(); ++c) {
     factors_[c] = x * ScaleAt(w_scale, ParamIndex(w_scale, c)) / y;
     int_biases_[c] = bias ? bias->ptr<int32_t>()[c] : 0;
   }
   zero_point_ = IntegerAt(y_zero_point, 0);
 }
 
-void ConvOutput::PrepareDequantize(const Dequantize& args, int64_t channels) {
+void ConvOutput::PrepareDequantize(const Dequantize& args) {
   requantize_ = false;
   has_bias_ = args.bias != nullptr;
-  factors_.resize(channels);
-  biases_.resize(channels);
-  for (int64_t c = 0; c < channels; ++c) {
+  for (size_t c = 0; c < factors_.size(); ++c) {
     factors_[c] = args.x_scale * args.w_scale->ptr<float>()[ParamIndex(*args.w_scale, c)];
     biases_[c] = has_bias_ ? BiasAt(*args.bias, args.bias_scale, c) : 0.f;
   }

@@ -22,10 +22,12 @@ struct Columns {
 
 class ConvOutput {
  public:
+  // The factors of `channels` output channels, sized when planned: a run allocates nothing.
+  void Size(int64_t channels);
   // Requantized to y's 8-bit type: `bias` int32 (may be null) and the scales per tensor or
   // per channel.
   void PrepareRequantize(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale,
-                         const Tensor& y_zero_point, const Tensor* bias, int64_t channels);
+                         const Tensor& y_zero_point, const Tensor* bias);
   // Dequantized by x_scale (this run's) and w_scale, plus `bias` (float32, or int32 times
   // bias_scale; may be null); `addend` (may be null) and the clamp after; then quantized by
   // y_scale and y_zero_point when both are given (y uint8).
@@ -38,7 +40,7 @@ class ConvOutput {
     float lo, hi;
     const Tensor *y_scale, *y_zero_point;
   };
-  void PrepareDequantize(const Dequantize& args, int64_t channels);
+  void PrepareDequantize(const Dequantize& args);
 
   // The sums of `count` channels from oc0 (rows `plane` apart), columns `columns` of their
   // planes, into y's channels from first_out (planes of `plane` values).

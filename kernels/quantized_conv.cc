@@ -206,6 +206,7 @@ class QuantizedConvKernel final : public Kernel {
   }
 
   Status PlanScratch(const PlanContext& ctx) {
+    output_.Size(out_channels_);
     const int64_t depth = ctx.shape(in_.w)[1] * taps_;  // K of each group's product
     // The GEMM takes the engine's fastest form; the depthwise loop on int16 pairs reads the
     // weights packed so, the one on the relaxed dot reads them as they are.
@@ -347,8 +348,7 @@ class QuantizedConvKernel final : public Kernel {
     auto optional = [&](int input) { return ctx.has_input(input) ? &ctx.input(input) : nullptr; };
     if (mode_ == ConvMode::kRequantize) {
       output_.PrepareRequantize(ctx.input(in_.x_scale), ctx.input(in_.w_scale),
-                                ctx.input(in_.y_scale), ctx.input(in_.y_zp), optional(in_.bias),
-                                out_channels_);
+                                ctx.input(in_.y_scale), ctx.input(in_.y_zp), optional(in_.bias));
     }
     if (!float_io()) return;
     const bool quantize = quantized_output_;
@@ -356,8 +356,7 @@ class QuantizedConvKernel final : public Kernel {
         {x_scale_, &ctx.input(in_.w_scale), optional(in_.bias), optional(in_.bias_scale),
          epilogue_.has_addend ? ctx.input(epilogue_.addend_input).ptr<float>() : nullptr,
          epilogue_.HasClamp(), epilogue_.clamp_lo, epilogue_.clamp_hi,
-         quantize ? &ctx.input(in_.y_scale) : nullptr, quantize ? &ctx.input(in_.y_zp) : nullptr},
-        out_channels_);
+         quantize ? &ctx.input(in_.y_scale) : nullptr, quantize ? &ctx.input(in_.y_zp) : nullptr});
   }
 
   const ConvMode mode_;

@@ -6,8 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/convert_elements.h"
