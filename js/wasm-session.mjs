@@ -1,7 +1,7 @@
 // The in-thread backend of an InferenceSession (js/session.mjs): the wasm runtime in this
 // thread. Loads a model into a WasmSession (wasm/bindings.cc), stages feeds in the heap and
 // copies outputs out of it.
-import { lastWasmError } from './errors.mjs';
+import { WebnxError, lastWasmError } from './errors.mjs';
 import { DTYPES, Tensor } from './tensor.mjs';
 import { getRuntime } from './runtime.mjs';
 import { chooseThreads, getThreadedRuntime, noteBackend } from './backend.mjs';
@@ -17,6 +17,24 @@ async function readModel(source, onProgress) {
   const opened = await openModel(source, onProgress, isJsonBytes);
   if (opened.heap || !isJsonBytes(opened.bytes, source)) return opened;
   return applyExporterRules(jsonModel(opened.bytes, typeof source === 'string' || source instanceof URL ? source : null));
+}
+
+// options.limits onto a new WasmSession: keys are the runtime's limit names ("maxNodes"...),
+// values non-negative integers. An unknown key or a bad value is InvalidArgument, so that a typo
+// never silently keeps a default.
+function setLimits(runtime, wasm, limits) {
+  if (limits === undefined || limits === null) return;
+  if (typeof limits !== 'object') throw new WebnxError('InvalidArgument', 'options.limits must be an object');
+  const names = runtime.WasmSession.limitNames().split(',');
+  for (const [key, value] of Object.entries(limits)) {
+    const index = names.indexOf(key);
+    if (index < 0) throw new WebnxError('InvalidArgument', `unknown limit '${key}'; the limits are ${names.join(', ')}`);
+    // 2^53: the largest integer a JS number holds exactly.
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 2 ** 53) {
+      throw new WebnxError('InvalidArgument', `limits.${key} must be a non-negative integer`);
+    }
+    wasm.setLimit(index, value);
+  }
 }
 
 function metadata(infos) {
@@ -85,7 +103,8 @@ async function load(runtime, model, files, threads, options) {
       else await bytes.readInto(() => runtime.HEAPU8, ptr);
       return true;
     };
-    let status = wasm.setLimits(options.limits);
+    setLimits(runtime, wasm, options.limits);
+    let status = 0;
     for (const [name, bytes] of files ?? []) {
       if (status !== 0) break;
       if (await stage(bytes)) wasm.addExternalFile(name);

@@ -16,7 +16,6 @@
 #include "kernels/simd/gemm_i8.h"
 #include "kernels/simd/warm_up.h"
 #include "wasm/heap_stats.h"
-#include "wasm/limits_js.h"
 
 using emscripten::val;
 
@@ -54,8 +53,18 @@ class WasmSession {
  public:
   // Threads each run may use (the threaded build; 1 otherwise). Applies to the next load.
   void setNumThreads(int threads) { num_threads_ = threads; }
-  // options.limits for the next load (InvalidArgument on an unknown key or a bad value).
-  int setLimits(val limits) { return Record(LimitsFromJs(limits, &limits_)); }
+  // The limits' names (LimitFields), comma-separated: options.limits is checked in JS
+  // (js/wasm-session.mjs), which sets each by its index here, for the next load.
+  static std::string limitNames() {
+    std::string names;
+    for (const LimitField& f : LimitFields())
+      names += std::string(names.empty() ? "" : ",") + f.name;
+    return names;
+  }
+  void setLimit(int index, double value) {
+    if (index >= 0 && static_cast<size_t>(index) < LimitFields().size())
+      limits_.*(LimitFields()[index].member) = static_cast<int64_t>(value);
+  }
   static int maxThreads() { return ThreadPool::MaxThreads(); }
 
   // Model and side-file bytes come through a heap buffer JS fills with HEAPU8.set (one
@@ -284,7 +293,8 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("addExternalFile", &WasmSession::addExternalFile)
       .function("loadJson", &WasmSession::loadJson)
       .function("setNumThreads", &WasmSession::setNumThreads)
-      .function("setLimits", &WasmSession::setLimits)
+      .class_function("limitNames", &WasmSession::limitNames)
+      .function("setLimit", &WasmSession::setLimit)
       .class_function("maxThreads", &WasmSession::maxThreads)
       .function("inputs", &WasmSession::inputs)
       .function("outputs", &WasmSession::outputs)
