@@ -10,9 +10,9 @@ namespace webnx {
 
 Status Plan::Build(const ResolvedGraph& rg, const OpRegistry& registry,
                    const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
-                   std::unique_ptr<Plan>* out) {
+                   const std::string& fetched, std::unique_ptr<Plan>* out) {
   Builder builder(rg, registry, std::unique_ptr<Plan>(new Plan()));
-  WEBNX_RETURN_IF_ERROR(builder.Build(inputs, specialize));
+  WEBNX_RETURN_IF_ERROR(builder.Build(inputs, specialize, fetched));
   *out = builder.Release();
   return Status::Ok();
 }

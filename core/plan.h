@@ -48,9 +48,11 @@ class Plan {
   // `inputs[i]` is graph input i (already validated): its shape always, and its contents too
   // when `specialize[i]` is set — small integer inputs (shapes, axes, pads fed at run time)
   // are then evaluated on the host like constants, and the plan is only valid for them.
+  // `fetched[k]` is '1' when graph output k is wanted, '0' when not (empty: all are): the plan
+  // holds only the nodes the wanted ones depend on, and its other outputs are null.
   static Status Build(const ResolvedGraph& rg, const OpRegistry& registry,
                       const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
-                      std::unique_ptr<Plan>* out);
+                      const std::string& fetched, std::unique_ptr<Plan>* out);
 
   // `inputs[i]` is graph input i with the shape the plan was built for. Output pointers stay
   // valid until the next Run of this plan: outputs that alias an input (the input itself, or a
@@ -67,7 +69,7 @@ class Plan {
   bool outputs_follow_data() const { return continuation_ != nullptr; }
   const std::vector<Shape>& output_shapes() const { return output_shapes_; }
   // Output k's dtype and shape; its contents too when they were known as the plan was made
-  // (output_known: the same in every run, and readable before any).
+  // (output_known: the same in every run, and readable before any). Only for fetched outputs.
   const Tensor& output(size_t k) const { return *output_slots_[k]; }
   bool output_known(size_t k) const { return output_known_[k]; }
 

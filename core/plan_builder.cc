@@ -10,16 +10,38 @@
 namespace webnx {
 
 Status Plan::Builder::Build(const std::vector<const Tensor*>& inputs,
-                            const std::vector<bool>& specialize) {
+                            const std::vector<bool>& specialize, const std::string& fetched) {
   const double start_ms = NowMs();
   plan_->stats_.graph_nodes = graph_.nodes.size();
+  SelectNodes(fetched);
   BindConstants();
   WEBNX_RETURN_IF_ERROR(BindInputs(inputs, specialize));
   for (size_t n = 0; n < graph_.nodes.size() && !plan_->continuation_; ++n)
-    WEBNX_RETURN_IF_ERROR(AddNode(n));
+    if (Needed(n)) WEBNX_RETURN_IF_ERROR(AddNode(n));
   WEBNX_RETURN_IF_ERROR(PlaceArena());
   Finish(start_ms);
   return Status::Ok();
+}
+
+void Plan::Builder::SelectNodes(const std::string& fetched) {
+  if (fetched.find('0') == std::string::npos) return;  // all
+  fetched_ = fetched;
+  needed_.assign(graph_.nodes.size(), '0');
+  std::vector<int> pending;
+  const auto need = [&](const std::string& value) {
+    const int producer = index_.Producer(value);
+    if (producer < 0 || needed_[producer] == '1') return;
+    needed_[producer] = '1';
+    pending.push_back(producer);
+  };
+  for (size_t k = 0; k < graph_.outputs.size(); ++k)
+    if (fetched_[k] == '1') need(graph_.outputs[k].name);
+  while (!pending.empty()) {
+    const Node& node = graph_.nodes[pending.back()];
+    pending.pop_back();
+    for (const std::string& input : node.inputs)
+      if (!input.empty()) need(input);
+  }
 }
 
 void Plan::Builder::BindConstants() {
@@ -156,7 +178,8 @@ void Plan::Builder::AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
 }
 
 Status Plan::Builder::PlaceArena() {
-  for (const auto& out : graph_.outputs) buffers_.ReadAt(out.name, INT_MAX);  // read after the run
+  for (size_t k = 0; k < graph_.outputs.size(); ++k)  // read after the run
+    if (Fetched(k)) buffers_.ReadAt(graph_.outputs[k].name, INT_MAX);
   const size_t arena_bytes = buffers_.Layout();
   const int64_t arena = arena_bytes == SIZE_MAX ? INT64_MAX : static_cast<int64_t>(arena_bytes);
   WEBNX_RETURN_IF_ERROR(CheckPlanBytes(
@@ -174,8 +197,15 @@ Status Plan::Builder::PlaceArena() {
 
 void Plan::Builder::Finish(double start_ms) {
   Plan& plan = *plan_;
-  for (const auto& out : graph_.outputs) {
-    if (plan.continuation_) break;  // the outputs are the continuation's
+  for (size_t k = 0; k < graph_.outputs.size() && !plan.continuation_; ++k) {
+    // (after a continuation, the outputs are its plans')
+    const ValueInfo& out = graph_.outputs[k];
+    if (!Fetched(k)) {
+      plan.output_slots_.push_back(nullptr);
+      plan.output_known_.push_back(false);
+      plan.output_shapes_.emplace_back();
+      continue;
+    }
     auto own = plan.values_.find(out.name);
     const PlannedValue& planned = known_.at(out.name);
     const Tensor* t = own != plan.values_.end() ? &own->second

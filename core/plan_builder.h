@@ -48,6 +48,8 @@ struct Plan::Continuation {
   const ResolvedGraph* rg = nullptr;
   const OpRegistry* registry = nullptr;
   size_t next_node = 0;        // the first node the continuation plans
+  std::string needed;          // the plan's nodes (Builder::needed_)
+  std::string fetched;         // and outputs
   const Node* node = nullptr;  // the node whose output shapes follow its data
   // Its output slots (null for omitted outputs): each run sets their shapes, which key the plans.
   std::vector<const Tensor*> outputs;
@@ -63,7 +65,8 @@ class Plan::Builder {
   Builder(const ResolvedGraph& rg, const OpRegistry& registry, std::unique_ptr<Plan> plan)
       : rg_(rg), graph_(rg.graph), registry_(registry), index_(rg.graph), plan_(std::move(plan)) {}
 
-  Status Build(const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize);
+  Status Build(const std::vector<const Tensor*>& inputs, const std::vector<bool>& specialize,
+               const std::string& fetched);
   // plan_continuation.cc: the graph from `from.next_node` on, for the shapes the node before it
   // produced in this run.
   Status BuildContinuation(const Continuation& from);
@@ -77,6 +80,10 @@ class Plan::Builder {
   WEBNX_SEPARATE_FUNCTION void BindConstants();
   WEBNX_SEPARATE_FUNCTION Status BindInputs(const std::vector<const Tensor*>& inputs,
                                             const std::vector<bool>& specialize);
+  // Marks the nodes the fetched outputs depend on (needed_ stays empty when all are fetched).
+  WEBNX_SEPARATE_FUNCTION void SelectNodes(const std::string& fetched);
+  bool Needed(size_t n) const { return needed_.empty() || needed_[n] == '1'; }
+  bool Fetched(size_t k) const { return fetched_.empty() || fetched_[k] == '1'; }
   WEBNX_SEPARATE_FUNCTION Status AddNode(size_t n);
   // Host evaluation at plan time: the node never runs for this shape signature.
   WEBNX_SEPARATE_FUNCTION Status FoldOnHost(const Node& node, Kernel& kernel,
@@ -144,6 +151,10 @@ class Plan::Builder {
   int64_t plan_constant_bytes_ = 0;  // outputs of nodes evaluated at plan time
   // A continuation's run-time values from the plans before it (core/plan_continuation.cc).
   TensorRefs external_;
+  // Per node and per graph output, '1' or '0': planned, and fetched (empty: all of them). Strings
+  // rather than vectors of flags: the .wasm has their code already.
+  std::string needed_;
+  std::string fetched_;
 };
 
 }  // namespace webnx

@@ -24,6 +24,8 @@ void Plan::Builder::ContinueAfter(size_t n) {
   c->rg = &rg_;
   c->registry = &registry_;
   c->next_node = n + 1;
+  c->needed = needed_;
+  c->fetched = fetched_;
   c->node = &graph_.nodes[n];
   const Step& step = plan_->steps_.back();
   c->outputs.assign(step.outputs.begin(), step.outputs.end());
@@ -36,13 +38,16 @@ void Plan::Builder::ContinueAfter(size_t n) {
   }
   // What the continuation reads lives to the end of this plan.
   for (size_t m = n + 1; m < graph_.nodes.size(); ++m)
-    for (const std::string& name : graph_.nodes[m].inputs) buffers_.ReadAt(name, INT_MAX);
+    if (Needed(m))
+      for (const std::string& name : graph_.nodes[m].inputs) buffers_.ReadAt(name, INT_MAX);
   plan_->continuation_ = std::move(c);
 }
 
 Status Plan::Builder::BuildContinuation(const Continuation& from) {
   const double start_ms = NowMs();
   plan_->stats_.graph_nodes = graph_.nodes.size() - from.next_node;
+  needed_ = from.needed;
+  fetched_ = from.fetched;
   BindConstants();
   for (const auto& kv : from.known)
     if (!kv.second.initializer) known_[kv.first] = kv.second;
@@ -50,7 +55,7 @@ Status Plan::Builder::BuildContinuation(const Continuation& from) {
   for (size_t i = 0; i < from.outputs.size(); ++i)
     if (from.outputs[i]) known_[from.node->outputs[i]].shape = from.outputs[i]->shape;
   for (size_t n = from.next_node; n < graph_.nodes.size() && !plan_->continuation_; ++n)
-    WEBNX_RETURN_IF_ERROR(AddNode(n));
+    if (Needed(n)) WEBNX_RETURN_IF_ERROR(AddNode(n));
   WEBNX_RETURN_IF_ERROR(PlaceArena());
   Finish(start_ms);
   return Status::Ok();

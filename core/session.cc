@@ -228,11 +228,12 @@ void Session::FindPlanTimeInputs() {
   }
 }
 
-Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) {
+Status Session::GetPlan(const std::vector<const Tensor*>& ordered, const std::string& fetched,
+                        Plan** plan) {
   std::vector<bool> specialize;
   for (size_t i = 0; i < ordered.size(); ++i)
     specialize.push_back(Specialize(*ordered[i], value_needed_[i]));
-  const std::string key = PlanKey(ordered, specialize);
+  const std::string key = PlanKey(ordered, specialize) + fetched;  // a plan per set fetched
   for (auto it = plans_.begin(); it != plans_.end(); ++it) {
     if (it->first == key) {
       plans_.splice(plans_.begin(), plans_, it);
@@ -243,7 +244,8 @@ Status Session::GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan) 
     }
   }
   std::unique_ptr<Plan> fresh;
-  WEBNX_RETURN_IF_ERROR(Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, &fresh));
+  WEBNX_RETURN_IF_ERROR(
+      Plan::Build(rg_, OpRegistry::Default(), ordered, specialize, fetched, &fresh));
   ++stats_.plans_built;
   stats_.packed_weight_bytes = constants_.derived_bytes();
   stats_.packed_in_place_bytes = constants_.replaced_bytes();
@@ -276,16 +278,22 @@ void Session::PlanDeclaredShapes() {
   std::vector<const Tensor*> ordered;
   for (const Tensor& t : slots) ordered.push_back(&t);
   Plan* plan = nullptr;
-  static_cast<void>(GetPlan(ordered, &plan));  // on failure run() plans again and says why
+  static_cast<void>(GetPlan(ordered, {}, &plan));  // on failure run() plans again and says why
 }
 
 Status Session::Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,
-                    std::vector<StepTiming>* profile) {
+                    std::vector<StepTiming>* profile, const std::string& fetched) {
   ScopedTensorByteLimit cap(rg_.limits.max_tensor_bytes);
+  if (!fetched.empty() && (fetched.size() != this->outputs().size() ||
+                           fetched.find_first_not_of("01") != std::string::npos)) {
+    return Status(ErrorCode::kInvalidArgument, "fetched needs a '1' or '0' per output");
+  }
   std::vector<const Tensor*> ordered;
   WEBNX_RETURN_IF_ERROR(CheckFeeds(feeds, &ordered));
   Plan* plan = nullptr;
-  WEBNX_RETURN_IF_ERROR(GetPlan(ordered, &plan));
+  // Fetching every output is the same plan as fetching none named.
+  const bool all = fetched.find('0') == std::string::npos;
+  WEBNX_RETURN_IF_ERROR(GetPlan(ordered, all ? std::string() : fetched, &plan));
   return plan->Run(ordered, outputs, profile);
 }
 

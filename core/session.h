@@ -70,9 +70,10 @@ class Session {
   const std::map<std::string, std::string>& metadata() const { return rg_.graph.metadata; }
 
   // Runs with named feeds (any order; each model input exactly once). The returned tensors
-  // point into the session and stay valid until the next Run.
+  // point into the session and stay valid until the next Run. With `fetched` ('1' or '0' per
+  // output, "1011"), only the outputs marked '1' are computed; the others are null.
   Status Run(const std::vector<NamedTensor>& feeds, std::vector<const Tensor*>* outputs,
-             std::vector<StepTiming>* profile = nullptr);
+             std::vector<StepTiming>* profile = nullptr, const std::string& fetched = "");
 
   const SessionStats& stats() const { return stats_; }
 
@@ -82,7 +83,8 @@ class Session {
   void FindPlanTimeInputs();
   Status CheckFeeds(const std::vector<NamedTensor>& feeds,
                     std::vector<const Tensor*>* ordered) const;
-  Status GetPlan(const std::vector<const Tensor*>& ordered, Plan** plan);
+  Status GetPlan(const std::vector<const Tensor*>& ordered, const std::string& fetched,
+                 Plan** plan);
   // Plans a model whose inputs all have fixed shapes while it loads.
   void PlanDeclaredShapes();
 

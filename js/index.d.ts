@@ -130,6 +130,11 @@ export interface SessionStats {
 export interface RunOptions {
   /** Time every node of the run (see InferenceSession.lastProfile). */
   profile?: boolean;
+  /**
+   * The outputs to compute and return (default: all). Only the nodes they depend on run; each
+   * set of outputs gets a plan of its own, cached beside the others.
+   */
+  outputs?: string[];
 }
 
 export interface NodeTiming {

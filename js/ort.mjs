@@ -221,7 +221,9 @@ export class InferenceSession {
     for (const name of names) {
       if (!outputNames.includes(name)) throw new RangeError(`'fetches' names no output '${name}'`);
     }
-    const outputs = await this.#session.run(this.#asDeclared(feeds), { profile: this.#profiling });
+    // Only the fetched outputs are computed (a plan per set of them).
+    const outputs = await this.#session.run(this.#asDeclared(feeds),
+      { profile: this.#profiling, outputs: fetches === null ? undefined : [...new Set(names)] });
     if (this.#profiling) this.#profile.push(this.#session.lastProfile);
     const result = {};
     for (const name of names) {

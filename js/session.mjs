@@ -61,10 +61,21 @@ export class InferenceSession {
   }
 
   // options.profile: also time every node; the timings are in session.lastProfile.
+  // options.outputs: the names of the outputs to compute and return (default: all).
   async run(feeds, options = {}) {
     this.#checkOpen();
     if (feeds === null || typeof feeds !== 'object') {
       throw new WebnxError('InvalidInput', 'run() takes an object mapping input names to Tensors');
+    }
+    const outputs = options.outputs;
+    if (outputs !== undefined) {
+      const names = this.outputMetadata.map((o) => o.name);
+      if (!Array.isArray(outputs)) throw new WebnxError('InvalidArgument', 'options.outputs must be an array of output names');
+      for (const name of outputs) {
+        if (!names.includes(name)) {
+          throw new WebnxError('InvalidArgument', `options.outputs names no output '${name}'; the outputs are ${names.join(', ')}`);
+        }
+      }
     }
     // Every feed is checked before anything is staged or sent.
     for (const [name, tensor] of Object.entries(feeds)) {
@@ -73,9 +84,9 @@ export class InferenceSession {
       }
       checkFeed(name, tensor);
     }
-    const { outputs, profile } = await this.#backend.run(feeds, { profile: Boolean(options.profile) });
-    this.lastProfile = profile;
-    return outputs;
+    const result = await this.#backend.run(feeds, { profile: Boolean(options.profile), outputs });
+    this.lastProfile = result.profile;
+    return result.outputs;
   }
 
   // Frees everything the session holds in the wasm heap (and ends its worker). The session

@@ -70,9 +70,11 @@ class WasmBackend {
       wasm.discardInputs();
       throw e;
     }
-    if (wasm.run(Boolean(options.profile)) !== 0) throw lastWasmError(wasm);
+    const fetched = options.outputs ? this.outputMetadata.map((o) => (options.outputs.includes(o.name) ? '1' : '0')) : [];
+    if (wasm.run(Boolean(options.profile), fetched.join('')) !== 0) throw lastWasmError(wasm);
     const outputs = {};
     for (let i = 0; i < wasm.outputCount(); i++) {
+      if (fetched[i] === '0') continue;
       const type = wasm.outputDtype(i);
       const ptr = wasm.outputPtr(i);
       const bytes = wasm.outputBytes(i);

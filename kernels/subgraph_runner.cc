@@ -28,7 +28,7 @@ Status SubgraphRunner::Plan(ResolvedSubgraph& sub, const std::vector<PlannedValu
     tensors.push_back(pv.value ? pv.value : &shapes[j]);
     specialize.push_back(pv.value != nullptr);
   }
-  Status s = webnx::Plan::Build(sub.rg, OpRegistry::Default(), tensors, specialize, &plan_);
+  Status s = webnx::Plan::Build(sub.rg, OpRegistry::Default(), tensors, specialize, {}, &plan_);
   if (!s.ok()) return Status(s.code(), where + ": " + s.message());
   if (plan_->outputs_follow_data()) {
     return Status(ErrorCode::kUnsupportedOperator,

@@ -156,13 +156,15 @@ class WasmSession {
   // Drops the feeds staged for a run that will not happen (JS failed while staging them).
   void discardInputs() { staged_.clear(); }
 
-  int run(bool profile) {
+  // `fetched`: '1' or '0' per output, whether to compute it (empty: all); unfetched outputs'
+  // slots are null.
+  int run(bool profile, const std::string& fetched) {
     outputs_.clear();
     if (!session_) return Record(Status(ErrorCode::kInvalidArgument, "the session is not loaded"));
     std::vector<NamedTensor> feeds;
     for (auto& kv : staged_) feeds.push_back(NamedTensor{kv.first, kv.second.tensor});
     staged_.clear();  // feeds hold the storage until the run is over
-    return Record(session_->Run(feeds, &outputs_, profile ? &profile_ : nullptr));
+    return Record(session_->Run(feeds, &outputs_, profile ? &profile_ : nullptr, fetched));
   }
 
   int outputCount() const { return static_cast<int>(outputs_.size()); }

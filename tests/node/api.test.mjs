@@ -51,3 +51,39 @@ test('names and metadata stay readable after release(), as before', async () => 
   assert.deepEqual(session.outputNames, ['y']);
   assert.equal(session.outputMetadata[0].name, 'y');
 });
+
+// y = Relu(x); z = x @ w, with w [5, 2]: z fails to plan for x [.., 4], as it does in
+// onnxruntime-node. Fetching y alone runs only Relu, and succeeds.
+test('run(feeds, { outputs }) computes only the outputs named, and checks the names', async () => {
+  const { onnxJsonToOnnx } = await import('../../js/convert.mjs');
+  const vi = (name, dims) => ({ name, type: { tensorType: { elemType: 1, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: String(d) })) } } } });
+  const bytes = onnxJsonToOnnx({
+    irVersion: '8', opsetImport: [{ domain: '', version: '13' }],
+    graph: {
+      name: 'g',
+      node: [{ opType: 'Relu', input: ['x'], output: ['y'] }, { opType: 'MatMul', input: ['x', 'w'], output: ['z'], name: 'wide' }],
+      initializer: [{ name: 'w', dims: ['5', '2'], dataType: 1, floatData: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }],
+      input: [vi('x', ['N', 'K'])],
+      output: [vi('y', ['N', 'K']), vi('z', ['N', 2])],
+    },
+  });
+  for (const worker of [false, true]) {
+    const session = await InferenceSession.create(bytes, { worker });
+    const x = new Tensor('float32', Float32Array.from([-1, 2, -3, 4, 5, -6, 7, -8]), [2, 4]);
+    await assert.rejects(session.run({ x }), (e) => e.code === 'ShapeMismatch' || /wide/.test(e.message));
+    const some = await session.run({ x }, { outputs: ['y'] });
+    assert.deepEqual(Object.keys(some), ['y']);
+    assert.deepEqual(Array.from(some.y.data), [0, 2, 0, 4, 5, 0, 7, 0]);
+    assert.equal(session.stats.runSteps, 1);
+    const x5 = new Tensor('float32', Float32Array.from({ length: 10 }, (_, i) => i - 4), [2, 5]);
+    const both = await session.run({ x: x5 }, { outputs: ['z', 'y'] });
+    assert.deepEqual(Object.keys(both).sort(), ['y', 'z']);
+    const ref = await ort.InferenceSession.create(bytes);
+    const want = await ref.run({ x: new ort.Tensor('float32', x5.data, [2, 5]) });
+    assert.deepEqual(Array.from(both.z.data), Array.from(want.z.data));
+    await assert.rejects(session.run({ x }, { outputs: ['nope'] }), (e) => e.code === 'InvalidArgument' && /'nope'/.test(e.message));
+    await assert.rejects(session.run({ x }, { outputs: 'y' }), (e) => e.code === 'InvalidArgument');
+    await session.release();
+    await ref.release();
+  }
+});
