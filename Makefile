@@ -94,6 +94,7 @@ models: setup
 	$(PYTHON) scripts/gen_shape_models.py --out $(MODELS)/shapes
 	$(PYTHON) scripts/gen_field_models.py --out $(MODELS)/field
 	$(PYTHON) scripts/gen_text_model.py --out $(MODELS)/text
+	$(PYTHON) scripts/gen_seg_model.py --out $(MODELS)/seg
 	$(PYTHON) scripts/gen_nhwc_models.py --models $(MODELS) --out $(MODELS)/nhwc
 	$(PYTHON) scripts/gen_fp16_models.py --models $(MODELS) --out $(MODELS)/fp16
 

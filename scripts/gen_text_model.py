@@ -5,7 +5,7 @@ test that runs transformers.js through webnx/ort (tests/browser/libraries.test.m
 Usage:
     /usr/bin/python3 scripts/gen_text_model.py [--out build/models/text] [--force]
 
-Written into --out/tiny-bert/ (relative paths resolve against the repository root):
+Written into --out/small-bert/ (relative paths resolve against the repository root):
 
     config.json             model_type "bert" and the sizes below
     tokenizer.json          a WordPiece tokenizer (lowercasing BERT normalizer, BERT
@@ -13,7 +13,9 @@ Written into --out/tiny-bert/ (relative paths resolve against the repository roo
     tokenizer_config.json
     onnx/model.onnx         the encoder, torch-exported with seeded random weights (opset 14):
                             input_ids, attention_mask, token_type_ids [batch, sequence] int64 ->
-                            last_hidden_state [batch, sequence, 32]; 2 layers, 4 heads, GELU
+                            last_hidden_state [batch, sequence, 128]; 4 layers, 4 heads, FFN 512,
+                            GELU (a quarter of MiniLM-L6's width: a call is long enough to
+                            time the runtimes, not only the library's own JS)
 
 The model is seeded, so re-exports are identical; an existing folder is kept unless --force.
 """
@@ -27,7 +29,7 @@ import sys
 import torch
 from torch import nn
 
-HIDDEN, HEADS, LAYERS, FFN, POSITIONS = 32, 4, 2, 64, 64
+HIDDEN, HEADS, LAYERS, FFN, POSITIONS = 128, 4, 4, 512, 128
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 WORDS = ("the a an of and to in is it on for with that this webnx runs models fast small browser "
          "page text image sound voice speech word words sentence sentences hello world runtime "
@@ -132,7 +134,7 @@ def main():
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    folder = os.path.join(args.out if os.path.isabs(args.out) else os.path.join(root, args.out), "tiny-bert")
+    folder = os.path.join(args.out if os.path.isabs(args.out) else os.path.join(root, args.out), "small-bert")
     if os.path.exists(os.path.join(folder, "onnx", "model.onnx")) and not args.force:
         return 0
     write(folder)
