@@ -50,6 +50,19 @@ Status Session::CreateFromJson(const char* text, size_t size,
   return CreateFromGraph(std::move(graph), options, out);
 }
 
+void FixSymbolicDims(const std::map<std::string, int64_t>& sizes, Graph* graph) {
+  for (auto* infos : {&graph->inputs, &graph->outputs}) {
+    for (ValueInfo& info : *infos) {
+      for (Dim& d : info.dims) {
+        auto size = sizes.find(d.symbol);
+        if (d.symbol.empty() || size == sizes.end()) continue;
+        d.value = size->second;
+        d.symbol.clear();
+      }
+    }
+  }
+}
+
 Status Session::CreateFromGraph(Graph graph, const SessionOptions& options,
                                 std::unique_ptr<Session>* out) {
   ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);

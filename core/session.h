@@ -24,6 +24,11 @@ struct SessionOptions {
   SessionLimits limits;
 };
 
+// Gives symbolic dims of the graph's inputs and outputs a size by their name (onnxruntime's
+// freeDimensionOverrides): they are declared fixed, so feeds are checked against the size, and
+// a session of a graph whose inputs all become fixed is planned while it loads.
+void FixSymbolicDims(const std::map<std::string, int64_t>& sizes, Graph* graph);
+
 struct SessionStats {
   size_t plans_built = 0;
   size_t plan_cache_hits = 0;

@@ -76,6 +76,12 @@ export interface SessionOptions {
   files?: Record<string, ArrayBuffer | ArrayBufferView> | Map<string, ArrayBuffer | ArrayBufferView>;
   /** Bounds on what the model may ask for; unknown keys are an InvalidArgument error. */
   limits?: SessionLimits;
+  /**
+   * Sizes for symbolic dims by name ({ batch: 1 }), as onnxruntime's freeDimensionOverrides: the
+   * inputs and outputs declare that size instead, feeds must have it, and a model whose inputs
+   * all become fixed is planned by create() rather than by its first run.
+   */
+  freeDimensionOverrides?: Record<string, number>;
 }
 
 /**

@@ -6,6 +6,8 @@ import { InferenceSession as WebnxSession } from './session.mjs';
 import { Tensor as WebnxTensor } from './tensor.mjs';
 import { env as webnxEnv } from './env.mjs';
 import { WebnxError } from './errors.mjs';
+import { getRuntime } from './runtime.mjs';
+import { chooseThreads, getThreadedRuntime } from './backend.mjs';
 import { tensorFromImage, tensorToDataURL, tensorToImageData } from './ort-image.mjs';
 
 // The onnxruntime-common release whose surface this module follows.
@@ -118,18 +120,51 @@ export class Tensor extends WebnxTensor {
 const CPU_PROVIDERS = new Set(['wasm', 'cpu']);
 let warnedProviders = false;
 
+// onnxruntime's levels: a warning is printed (and true returned) unless env.logLevel or the
+// session's logSeverityLevel (0 verbose ... 2 warning, 3 error, 4 fatal) asks for errors only.
+function warn(options, message) {
+  if (env.logLevel === 'error' || env.logLevel === 'fatal' || options.logSeverityLevel >= 3) return false;
+  console.warn(message);
+  return true;
+}
+
+// The runtime a session of these options loads in this thread, within env.wasm.initTimeout ms
+// (0: no limit), with onnxruntime-web's message when it takes longer. The session then takes
+// the same loaded runtime.
+async function initRuntime(options) {
+  const timeout = env.wasm.initTimeout;
+  if (!(typeof timeout === 'number' && timeout > 0) || options.worker) return;
+  let timer;
+  const expired = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`WebAssembly backend initializing failed due to timeout: ${timeout}ms`)), timeout);
+  });
+  const loaded = chooseThreads(options.numThreads).then((n) => (n > 1 ? getThreadedRuntime() : getRuntime()));
+  try {
+    await Promise.race([loaded, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // webnx's create() options from onnxruntime's session options and env.
 function sessionOptions(options) {
   const providers = (options.executionProviders ?? []).map((p) => (typeof p === 'string' ? p : p?.name));
   const others = providers.filter((name) => !CPU_PROVIDERS.has(name));
   if (others.length && !warnedProviders) {
-    warnedProviders = true;
-    console.warn(`webnx: execution provider(s) ${others.join(', ')} are not available; running on wasm`);
+    warnedProviders = warn(options, `webnx: execution provider(s) ${others.join(', ')} are not available; running on wasm`);
   }
   if (options.externalData?.length) {
     throw new WebnxError('UnsupportedFeature', 'models with external data are not supported by webnx yet');
   }
   const out = {};
+  if (options.freeDimensionOverrides) {
+    for (const value of Object.values(options.freeDimensionOverrides)) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+        throw new Error(`free dimension override value must be a non-negative integer: ${value}`);
+      }
+    }
+    out.freeDimensionOverrides = options.freeDimensionOverrides;
+  }
   if (env.wasm.numThreads > 0) out.numThreads = env.wasm.numThreads;
   if (env.wasm.proxy) out.worker = true;
   return out;
@@ -187,6 +222,7 @@ export class InferenceSession {
     const forwarded = applyWasmFlags();
     const webnxOptions = sessionOptions(options);
     try {
+      await initRuntime(webnxOptions);
       return new InferenceSession(await WebnxSession.create(source, webnxOptions), options);
     } catch (e) {
       // Libraries point env.wasm.wasmPaths at onnxruntime-web's files (vad-web's default is a
@@ -197,7 +233,7 @@ export class InferenceSession {
         ignored[key] = env.wasm[key];
         webnxEnv[key] = undefined;
       }
-      console.warn(`webnx: env.wasm's ${env.wasm.wasmBinary ? 'wasmBinary' : 'wasmPaths'} holds no webnx build ` +
+      warn(options, `webnx: env.wasm's ${env.wasm.wasmBinary ? 'wasmBinary' : 'wasmPaths'} holds no webnx build ` +
         `(${e.message}); loading webnx's own files`);
       return new InferenceSession(await WebnxSession.create(source, webnxOptions), options);
     }

@@ -37,6 +37,19 @@ function setLimits(runtime, wasm, limits) {
   }
 }
 
+// options.freeDimensionOverrides onto a new WasmSession: sizes, non-negative integers, for
+// symbolic dims by name.
+function overrideDims(wasm, sizes) {
+  if (sizes === undefined || sizes === null) return;
+  if (typeof sizes !== 'object') throw new WebnxError('InvalidArgument', 'options.freeDimensionOverrides must be an object');
+  for (const [symbol, size] of Object.entries(sizes)) {
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 2 ** 53) {
+      throw new WebnxError('InvalidArgument', `freeDimensionOverrides.${symbol} must be a non-negative integer`);
+    }
+    wasm.overrideDim(symbol, size);
+  }
+}
+
 function metadata(infos) {
   return infos.map((i) => ({ name: i.name, type: i.dtype, dims: i.dims === null ? null : i.dims }));
 }
@@ -106,6 +119,7 @@ async function load(runtime, model, files, threads, options) {
       return true;
     };
     setLimits(runtime, wasm, options.limits);
+    overrideDims(wasm, options.freeDimensionOverrides);
     let status = 0;
     for (const [name, bytes] of files ?? []) {
       if (status !== 0) break;

@@ -66,6 +66,10 @@ class WasmSession {
       limits_.*(LimitFields()[index].member) = static_cast<int64_t>(value);
   }
   static int maxThreads() { return ThreadPool::MaxThreads(); }
+  // options.freeDimensionOverrides (checked in JS): `symbol` is `size` from the next load on.
+  void overrideDim(const std::string& symbol, double size) {
+    dim_overrides_[symbol] = static_cast<int64_t>(size);
+  }
 
   // Model and side-file bytes come through a heap buffer JS fills with HEAPU8.set (one
   // memcpy): embind's std::string conversion of a Uint8Array copies a byte at a time in JS,
@@ -249,6 +253,7 @@ class WasmSession {
   // holds its own copies, and its passes and plans then reuse that memory.
   int CreateSession(Status parsed, Graph graph, const SessionOptions& options) {
     DropBytes();
+    FixSymbolicDims(dim_overrides_, &graph);
     if (parsed.ok()) parsed = Session::CreateFromGraph(std::move(graph), options, &session_);
     return Record(std::move(parsed));
   }
@@ -256,6 +261,7 @@ class WasmSession {
   std::unique_ptr<Session> session_;
   int num_threads_ = 1;
   SessionLimits limits_;
+  std::map<std::string, int64_t> dim_overrides_;
   std::unique_ptr<uint8_t, FreeBytes> bytes_;  // staged model or side-file bytes
   size_t bytes_size_ = 0;
   std::map<std::string, std::string> files_;
@@ -297,6 +303,7 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("setNumThreads", &WasmSession::setNumThreads)
       .class_function("limitNames", &WasmSession::limitNames)
       .function("setLimit", &WasmSession::setLimit)
+      .function("overrideDim", &WasmSession::overrideDim)
       .class_function("maxThreads", &WasmSession::maxThreads)
       .function("inputs", &WasmSession::inputs)
       .function("outputs", &WasmSession::outputs)

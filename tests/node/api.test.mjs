@@ -87,3 +87,17 @@ test('run(feeds, { outputs }) computes only the outputs named, and checks the na
     await ref.release();
   }
 });
+
+test('freeDimensionOverrides: the symbol\'s size is declared, checked, and the model is planned by create()', async () => {
+  const session = await InferenceSession.create(tinyPath, { freeDimensionOverrides: { N: 3 } });
+  assert.deepEqual(session.inputMetadata, [{ name: 'x', type: 'float32', dims: [3, 2, 5, 5] }]);
+  assert.equal(session.stats.plansBuilt, 1);  // before any run
+  const out = await session.run({ x: new Tensor('float32', seededFloats(150, 3), [3, 2, 5, 5]) });
+  assert.deepEqual(out.y.dims, [3, 4, 5, 5]);
+  assert.equal(session.stats.plansBuilt, 1);
+  await assert.rejects(session.run({ x: new Tensor('float32', seededFloats(50, 1), [1, 2, 5, 5]) }),
+    (e) => e.code === 'ShapeMismatch' && /dimension 0/.test(e.message));
+  await assert.rejects(InferenceSession.create(tinyPath, { freeDimensionOverrides: { N: -2 } }),
+    (e) => e.code === 'InvalidArgument' && /freeDimensionOverrides\.N/.test(e.message));
+  await session.release();
+});

@@ -193,6 +193,57 @@ test('env.wasm.wasmBinary or wasmPaths holding onnxruntime-web\'s own build: web
   }
 });
 
+// onnxruntime-node ignores freeDimensionOverrides; onnxruntime-web (here in Node, on its wasm
+// backend) applies them, and is the reference.
+test('freeDimensionOverrides fixes a symbolic dim as onnxruntime-web does: feeds must have it, bad values are refused alike', async () => {
+  const ortWeb = await import('onnxruntime-web');
+  ortWeb.env.wasm.numThreads = 1;
+  const options = { freeDimensionOverrides: { T: 2 } };
+  const ours = await InferenceSession.create(twoOutputs, options);
+  const theirs = await ortWeb.InferenceSession.create(twoOutputs, options);
+  const data = Float32Array.from({ length: 12 }, (_, i) => i - 6);
+  const got = await ours.run({ x: new Tensor(data, [2, 2, 3]) });
+  const want = await theirs.run({ x: new ortWeb.Tensor(data, [2, 2, 3]) });
+  assert.deepEqual(Array.from(got.z.data), Array.from(want.z.data));
+  // T is 2 now: a feed with T = 3 is refused by both.
+  const odd = Float32Array.from({ length: 9 });
+  await assert.rejects(theirs.run({ x: new ortWeb.Tensor(odd, [1, 3, 3]) }), /Got invalid dimensions/);
+  await assert.rejects(ours.run({ x: new Tensor(odd, [1, 3, 3]) }), (e) => e.code === 'ShapeMismatch');
+  for (const bad of [-1, 1.5, '2']) {
+    const theirError = await ortWeb.InferenceSession.create(twoOutputs, { freeDimensionOverrides: { T: bad } }).catch((e) => e);
+    const ourError = await InferenceSession.create(twoOutputs, { freeDimensionOverrides: { T: bad } }).catch((e) => e);
+    assert.ok(ourError instanceof Error, String(bad));
+    assert.equal(ourError.message, `free dimension override value must be a non-negative integer: ${bad}`);
+    assert.ok(theirError instanceof Error && theirError.message.includes(ourError.message), theirError.message);
+  }
+  await ours.release();
+  await theirs.release();
+});
+
+test('env.wasm.initTimeout bounds the runtime\'s loading with onnxruntime-web\'s message; logSeverityLevel 3 and env.logLevel \'error\' silence warnings', () => {
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { InferenceSession, env } from ${JSON.stringify(new URL('../../js/ort.mjs', import.meta.url).href)};
+    const bytes = readFileSync(${JSON.stringify(modelPath('testdata/tiny_conv.onnx'))});
+    const out = {};
+    env.wasm.initTimeout = 1;  // a fresh process: reading and compiling the .wasm takes longer
+    out.timedOut = await InferenceSession.create(bytes).then(() => 'created', (e) => e.message);
+    env.wasm.initTimeout = 0;
+    out.after = await InferenceSession.create(bytes).then(() => 'created', (e) => e.message);
+    const warnings = [];
+    console.warn = (...args) => warnings.push(args.join(' '));
+    await InferenceSession.create(bytes, { executionProviders: ['webgpu'], logSeverityLevel: 3 });
+    env.logLevel = 'error';
+    await InferenceSession.create(bytes, { executionProviders: ['webnn'] });
+    out.silenced = warnings.length;
+    env.logLevel = 'warning';
+    await InferenceSession.create(bytes, { executionProviders: ['webgpu'] });
+    out.warned = warnings.length;
+    console.log(JSON.stringify(out));`;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim().split('\n').pop());
+  assert.deepEqual(out, { timedOut: 'WebAssembly backend initializing failed due to timeout: 1ms', after: 'created', silenced: 0, warned: 1 });
+});
+
 test('errors are Errors with webnx\'s code, naming the input', async () => {
   const session = await InferenceSession.create(twoOutputs);
   const wrong = new Tensor('float32', new Float32Array(4), [1, 4]);

@@ -940,6 +940,36 @@ std::string SharedWeightBatchNormModel(bool observe) {
   return b.Bytes();
 }
 
+// freeDimensionOverrides: a symbol given a size is declared fixed in the inputs and outputs; the
+// model is then planned while it loads, and feeds of another size are refused.
+TEST(Session, FixedSymbolicDimsArePlannedAtLoadAndChecked) {
+  ModelBuilder b;
+  b.Input("x", kOnnxFloat, {"N", "C"});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y", kOnnxFloat, {"N", "C"});
+  const std::string bytes = b.Bytes();
+  Graph graph;
+  ASSERT_TRUE(Session::LoadOnnx(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                SessionOptions(), &graph)
+                  .ok());
+  FixSymbolicDims({{"N", 2}, {"other", 7}}, &graph);
+  ASSERT_EQ(graph.inputs[0].dims.size(), 2u);
+  EXPECT_EQ(graph.inputs[0].dims[0].value, 2);
+  EXPECT_TRUE(graph.inputs[0].dims[0].symbol.empty());
+  EXPECT_EQ(graph.inputs[0].dims[1].symbol, "C");  // not given: still symbolic
+  EXPECT_EQ(graph.outputs[0].dims[0].value, 2);
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::CreateFromGraph(graph, SessionOptions(), &session).ok());
+  EXPECT_EQ(session->stats().plans_built, 0u);  // C is still open
+  FixSymbolicDims({{"C", 3}}, &graph);
+  ASSERT_TRUE(Session::CreateFromGraph(graph, SessionOptions(), &session).ok());
+  EXPECT_EQ(session->stats().plans_built, 1u);  // every input fixed: planned while loading
+  std::vector<const Tensor*> out;
+  EXPECT_TRUE(session->Run({{"x", RandomFloat({2, 3}, 1)}}, &out).ok());
+  EXPECT_EQ(session->stats().plans_built, 1u);
+  EXPECT_EQ(session->Run({{"x", RandomFloat({1, 3}, 1)}}, &out).code(), ErrorCode::kShapeMismatch);
+}
+
 TEST(Session, BatchNormFoldLeavesASharedWeightAlone) {
   BothWays r;
   RunBothWays(SharedWeightBatchNormModel(false), SharedWeightBatchNormModel(true), {1, 5, 6, 4}, 48,
