@@ -23,9 +23,9 @@ Status Session::LoadOnnx(const uint8_t* data, size_t size, const SessionOptions&
 }
 
 Status Session::LoadOnnx(std::shared_ptr<uint8_t> bytes, size_t size, const SessionOptions& options,
-                         Graph* graph) {
+                         Graph* graph, const std::map<std::string, std::string>* files) {
   ScopedTensorByteLimit cap(options.limits.max_tensor_bytes);
-  return LoadOnnxModel(std::move(bytes), size, options.limits, graph);
+  return LoadOnnxModel(std::move(bytes), size, options.limits, graph, files);
 }
 
 Status Session::CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,

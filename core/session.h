@@ -52,8 +52,9 @@ class Session {
   static Status LoadOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                          Graph* graph);
   // The same, taking the bytes: the graph's large initializers stay in them (LoadOnnxModel).
+  // `files`: the side files of initializers stored outside the model (LoadOnnxModel).
   static Status LoadOnnx(std::shared_ptr<uint8_t> bytes, size_t size, const SessionOptions& options,
-                         Graph* graph);
+                         Graph* graph, const std::map<std::string, std::string>* files = nullptr);
   // From ONNX bytes.
   static Status CreateFromOnnx(const uint8_t* data, size_t size, const SessionOptions& options,
                                std::unique_ptr<Session>* out);

@@ -69,9 +69,10 @@ export interface SessionOptions {
    */
   worker?: boolean;
   /**
-   * Side files a JSON graph document names (webnx-graph tensors' "file", ONNX-JSON external data
-   * "location"), by name. A document loaded from a .json path or URL reads the ones not given
-   * here from beside it.
+   * Side files the model names, by name: a JSON graph document's (webnx-graph tensors' "file",
+   * ONNX-JSON external data "location"), or an ONNX model's external data (initializers stored
+   * outside the .onnx, by their "location"). A JSON document loaded from a .json path or URL
+   * reads the ones not given here from beside it.
    */
   files?: Record<string, ArrayBuffer | ArrayBufferView> | Map<string, ArrayBuffer | ArrayBufferView>;
   /** Bounds on what the model may ask for; unknown keys are an InvalidArgument error. */

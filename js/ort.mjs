@@ -8,6 +8,8 @@ import { env as webnxEnv } from './env.mjs';
 import { WebnxError } from './errors.mjs';
 import { getRuntime } from './runtime.mjs';
 import { chooseThreads, getThreadedRuntime } from './backend.mjs';
+import { nodeBuiltin } from './node-builtin.mjs'; // keeps node:* out of browser bundles
+import { isNode } from './platform.mjs';
 import { tensorFromImage, tensorToDataURL, tensorToImageData } from './ort-image.mjs';
 
 // The onnxruntime-common release whose surface this module follows.
@@ -153,9 +155,6 @@ function sessionOptions(options) {
   if (others.length && !warnedProviders) {
     warnedProviders = warn(options, `webnx: execution provider(s) ${others.join(', ')} are not available; running on wasm`);
   }
-  if (options.externalData?.length) {
-    throw new WebnxError('UnsupportedFeature', 'models with external data are not supported by webnx yet');
-  }
   const out = {};
   if (options.freeDimensionOverrides) {
     for (const value of Object.values(options.freeDimensionOverrides)) {
@@ -168,6 +167,25 @@ function sessionOptions(options) {
   if (env.wasm.numThreads > 0) out.numThreads = env.wasm.numThreads;
   if (env.wasm.proxy) out.worker = true;
   return out;
+}
+
+// options.externalData ([{ path, data }], data bytes, a Blob, or a URL or path to read) as
+// webnx's files option: the side files an ONNX model's external initializers name.
+async function externalFiles(descriptions) {
+  const files = new Map();
+  for (const { path, data } of descriptions) {
+    let bytes = data;
+    if (typeof data === 'string') {
+      const isUrl = /^[a-z][a-z0-9+.-]*:/i.test(data);
+      bytes = isNode && (!isUrl || /^file:/i.test(data))
+        ? await (await nodeBuiltin('fs')).promises.readFile(isUrl ? new URL(data) : data)
+        : await (await fetch(new URL(data, globalThis.location?.href))).arrayBuffer();
+    } else if (typeof Blob !== 'undefined' && data instanceof Blob) {
+      bytes = await data.arrayBuffer();
+    }
+    files.set(path, bytes);
+  }
+  return files;
 }
 
 // The model source of create()'s forms: (path or URL), (ArrayBuffer[, byteOffset[, byteLength]]),
@@ -221,6 +239,7 @@ export class InferenceSession {
     if (typeof options !== 'object') throw new TypeError("'options' must be an object");
     const forwarded = applyWasmFlags();
     const webnxOptions = sessionOptions(options);
+    if (options.externalData?.length) webnxOptions.files = await externalFiles(options.externalData);
     try {
       await initRuntime(webnxOptions);
       return new InferenceSession(await WebnxSession.create(source, webnxOptions), options);

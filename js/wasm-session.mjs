@@ -128,8 +128,8 @@ async function load(runtime, model, files, threads, options) {
     }
     if (status === 0) {
       const json = typeof model.json === 'string' ? new TextEncoder().encode(model.json) : model.json;
-      if (!(await stage(files ? json : model.heap ?? model.bytes))) status = 1;
-      else status = files ? wasm.loadJson(options.maxCachedPlans ?? 0) : wasm.load(options.maxCachedPlans ?? 0);
+      if (!(await stage(model.json !== undefined ? json : model.heap ?? model.bytes))) status = 1;
+      else status = wasm.load(options.maxCachedPlans ?? 0, model.json !== undefined);
     }
     if (status !== 0) throw lastWasmError(wasm);
   } catch (e) {
@@ -140,8 +140,9 @@ async function load(runtime, model, files, threads, options) {
   return new WasmBackend(runtime, wasm, model.warnings ?? []);
 }
 
-// Loads a model: the runtime build for the thread count, the model's bytes (and a JSON
-// document's side files), into a new WasmSession.
+// Loads a model: the runtime build for the thread count, the model's bytes (and its side files:
+// a JSON document's, or those options.files gives an ONNX model's external data), into a new
+// WasmSession.
 export async function createWasmBackend(source, options) {
   const threads = await chooseThreads(options.numThreads);
   const [runtime, model] = await Promise.all([
@@ -149,7 +150,8 @@ export async function createWasmBackend(source, options) {
   let files = null;
   try {
     noteBackend(threads, runtime);
-    files = model.json === undefined ? null : await jsonSideFiles(model, options.files);
+    files = model.json !== undefined ? await jsonSideFiles(model, options.files)
+      : options.files ? await jsonSideFiles({ base: null }, options.files) : null;
     return await load(runtime, model, files, threads, options);
   } finally {
     // Heap readers a failed load did not get to: their files close, their downloads stop.

@@ -91,31 +91,29 @@ class WasmSession {
     return reinterpret_cast<uintptr_t>(bytes_.get());
   }
 
-  // An ONNX model from the staged bytes, which it takes: its weights stay in them.
-  int load(int max_cached_plans) {
-    const SessionOptions options = Options(max_cached_plans);
-    Graph graph;
-    const size_t size = bytes_size_;
-    std::shared_ptr<uint8_t> bytes(bytes_.release(), FreeBytes());
-    DropBytes();
-    Status parsed = Session::LoadOnnx(std::move(bytes), size, options, &graph);
-    return CreateSession(std::move(parsed), std::move(graph), options);
-  }
-
-  // Side files a JSON document names (webnx-graph "file", ONNX external data): each is staged
-  // and added before loadJson, which consumes them.
+  // Side files the model names (a JSON document's "file"s, ONNX external data): each is staged
+  // and added before load, which consumes them.
   void addExternalFile(const std::string& name) {
     files_[name].assign(reinterpret_cast<const char*>(bytes_.get()), bytes_size_);
     DropBytes();
   }
 
-  // A JSON graph document (webnx-graph or ONNX-JSON) from the staged UTF-8 bytes, which it
-  // consumes with the side files.
-  int loadJson(int max_cached_plans) {
+  // A model from the staged bytes, with the side files added: an ONNX model, which takes the
+  // bytes (its weights stay in them; external ones are copied from their files), or a JSON graph
+  // document (webnx-graph or ONNX-JSON, UTF-8). One entry point for both: each costs code.
+  int load(int max_cached_plans, bool json) {
     const SessionOptions options = Options(max_cached_plans);
     Graph graph;
-    Status parsed = Session::LoadJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_,
-                                      files_, options, &graph);
+    Status parsed;
+    if (json) {
+      parsed = Session::LoadJson(reinterpret_cast<const char*>(bytes_.get()), bytes_size_, files_,
+                                 options, &graph);
+    } else {
+      const size_t size = bytes_size_;
+      std::shared_ptr<uint8_t> bytes(bytes_.release(), FreeBytes());
+      DropBytes();
+      parsed = Session::LoadOnnx(std::move(bytes), size, options, &graph, &files_);
+    }
     files_.clear();
     return CreateSession(std::move(parsed), std::move(graph), options);
   }
@@ -241,7 +239,7 @@ class WasmSession {
     last_ = std::move(s);
     return static_cast<int>(last_.code());
   }
-  // load()'s and loadJson()'s options.
+  // load()'s options.
   SessionOptions Options(int max_cached_plans) const {
     SessionOptions options;
     options.num_threads = num_threads_;
@@ -299,7 +297,6 @@ EMSCRIPTEN_BINDINGS(webnx) {
       .function("stageBytes", &WasmSession::stageBytes)
       .function("load", &WasmSession::load)
       .function("addExternalFile", &WasmSession::addExternalFile)
-      .function("loadJson", &WasmSession::loadJson)
       .function("setNumThreads", &WasmSession::setNumThreads)
       .class_function("limitNames", &WasmSession::limitNames)
       .function("setLimit", &WasmSession::setLimit)

@@ -64,7 +64,7 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limi
 }
 
 Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionLimits& limits,
-                     Graph* graph) {
+                     Graph* graph, const std::map<std::string, std::string>* files) {
   if (size == 0) return Malformed("the model is empty (0 bytes)");
   if (size > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return Malformed("the model is larger than 2 GiB, which protobuf cannot parse");
@@ -128,9 +128,16 @@ Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionL
       raw =
           RawData{true, reinterpret_cast<const char*>(bytes.get()) + span.offset, span.size, bytes};
     }
+    const bool external = init.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
+    if (external) {
+      WEBNX_RETURN_IF_ERROR(ExternalRawData(init, files, what, &raw));
+      init.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);  // its bytes are `raw`
+    }
     WEBNX_RETURN_IF_ERROR(CheckTensorProto(init, raw, what, &budget));
     Tensor t;
-    if (!AdoptRawData(&init, raw, &t)) WEBNX_RETURN_IF_ERROR(TensorFromProto(init, raw, what, &t));
+    // An external tensor's bytes are copied: the side files go once the model is loaded.
+    if (external || !AdoptRawData(&init, raw, &t))
+      WEBNX_RETURN_IF_ERROR(TensorFromProto(init, raw, what, &t));
     if (!graph->initializers.emplace(init.name(), std::move(t)).second) {
       return Malformed("initializer '" + init.name() + "' is defined twice");
     }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -30,8 +31,10 @@ Status LoadOnnxModel(const uint8_t* data, size_t size, const SessionLimits& limi
 // The same, taking the bytes (which it rewrites): the raw_data of large initializers is moved
 // to aligned places inside them and the graph's tensors keep `bytes` alive, instead of each
 // weight being copied (the copying overloads above copy the whole model once, then do this).
+// `files` are the side files initializers stored outside the model name (data_location
+// EXTERNAL: the "location", "offset" and "length" of their bytes): their bytes are copied.
 Status LoadOnnxModel(std::shared_ptr<uint8_t> bytes, size_t size, const SessionLimits& limits,
-                     Graph* graph);
+                     Graph* graph, const std::map<std::string, std::string>* files = nullptr);
 
 // Converts a TensorProto (raw_data or typed fields) of any numeric dtype. `what` names
 // the tensor in error messages.

@@ -6,6 +6,7 @@
 
 #include "core/float16.h"
 #include "core/limits.h"
+#include "core/loaders/json_values.h"
 
 namespace webnx {
 
@@ -168,7 +169,8 @@ RawData RawDataOf(const onnx::TensorProto& proto) {
 Status TensorFromProto(const onnx::TensorProto& proto, const RawData& raw, const std::string& what,
                        Tensor* out) {
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
-    return Malformed(what + " keeps its data in an external file; external data is not supported");
+    return Malformed(what + " keeps its data in an external file, which only the main graph's " +
+                     "initializers may");
   }
   const int32_t dt = proto.data_type();
   if (!IsSupportedDType(dt)) return UnsupportedDtype(dt, what);
@@ -189,6 +191,33 @@ Status TensorFromProto(const onnx::TensorProto& proto, const RawData& raw, const
   WEBNX_RETURN_IF_ERROR(Tensor::Allocate(dtype, shape, out));
   if (raw.present) return ReadRawData(raw, what, out);
   return ReadTypedFields(proto, what, out);
+}
+
+Status ExternalRawData(const onnx::TensorProto& proto,
+                       const std::map<std::string, std::string>* files, const std::string& what,
+                       RawData* raw) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  bool numbers = true;  // "checksum" and other keys do not change the bytes
+  for (const auto& entry : proto.external_data()) {
+    if (entry.key() == "location") location = entry.value();
+    if (entry.key() == "offset") numbers = numbers && jsonl::ParseInt64(entry.value(), &offset);
+    if (entry.key() == "length") numbers = numbers && jsonl::ParseInt64(entry.value(), &length);
+  }
+  const auto file =
+      files ? files->find(location) : std::map<std::string, std::string>::const_iterator();
+  if (!files || file == files->end()) {
+    return Status(ErrorCode::kInvalidArgument,
+                  what + " keeps its data in '" + location + "', a file not given");
+  }
+  const int64_t size = static_cast<int64_t>(file->second.size());
+  if (!numbers || offset < 0 || length < -1 || offset > size || length > size - offset) {
+    return Malformed(what + " has an external_data offset or length outside '" + location + "' (" +
+                     std::to_string(size) + " bytes)");
+  }
+  *raw = RawData{true, file->second.data() + offset,
+                 static_cast<size_t>(length >= 0 ? length : size - offset), nullptr};
+  return Status::Ok();
 }
 
 bool AdoptRawData(onnx::TensorProto* proto, const RawData& raw, Tensor* out) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,11 @@ int64_t StoredValueCount(const onnx::TensorProto& proto);
 // The tensor from `raw` (when present) or the typed fields, checked against its shape first.
 Status TensorFromProto(const onnx::TensorProto& proto, const RawData& raw, const std::string& what,
                        Tensor* out);
+// The bytes of a tensor stored outside the model (data_location EXTERNAL), in the side file
+// its external_data names ("location", "offset", "length"); `files` may be null.
+Status ExternalRawData(const onnx::TensorProto& proto,
+                       const std::map<std::string, std::string>* files, const std::string& what,
+                       RawData* raw);
 // An initializer's raw_data taken without a copy: left in the model's bytes (`raw.owner`), or
 // moved out of the parsed proto. False when it cannot be (it is then converted by copying).
 bool AdoptRawData(onnx::TensorProto* proto, const RawData& raw, Tensor* out);

@@ -244,6 +244,39 @@ test('env.wasm.initTimeout bounds the runtime\'s loading with onnxruntime-web\'s
   assert.deepEqual(out, { timedOut: 'WebAssembly backend initializing failed due to timeout: 1ms', after: 'created', silenced: 0, warned: 1 });
 });
 
+// y = x @ w, w [3, 2] kept outside the model: 24 bytes at offset 8 of 'w.bin'.
+test('externalData: initializers stored outside the model, from bytes, a Blob or a path, as onnxruntime-web reads them', async () => {
+  const ortWeb = await import('onnxruntime-web');
+  ortWeb.env.wasm.numThreads = 1;
+  const vi2 = (name, dims) => ({ name, type: { tensorType: { elemType: 1, shape: { dim: dims.map((d) => ({ dimValue: String(d) })) } } } });
+  const bytes = onnxJsonToOnnx({
+    irVersion: '8', opsetImport: [{ domain: '', version: '13' }],
+    graph: {
+      name: 'g', node: [{ opType: 'MatMul', input: ['x', 'w'], output: ['y'] }],
+      initializer: [{ name: 'w', dims: ['3', '2'], dataType: 1, dataLocation: 'EXTERNAL',
+        externalData: [{ key: 'location', value: 'w.bin' }, { key: 'offset', value: '8' }, { key: 'length', value: '24' }] }],
+      input: [vi2('x', [2, 3])], output: [vi2('y', [2, 2])],
+    },
+  });
+  const file = new Uint8Array(40);
+  new Float32Array(file.buffer, 8, 6).set([1, 2, 3, 4, 5, 6.5]);
+  const x = Float32Array.from([1, -1, 2, 0.5, 3, -2]);
+  const theirs = await ortWeb.InferenceSession.create(bytes, { externalData: [{ path: 'w.bin', data: file }] });
+  const want = Array.from((await theirs.run({ x: new ortWeb.Tensor(x, [2, 3]) })).y.data);
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const onDisk = `${mkdtempSync(`${tmpdir()}/webnx-ext-`)}/w.bin`;
+  writeFileSync(onDisk, file);
+  for (const data of [file, file.buffer, new Blob([file]), onDisk]) {
+    const ours = await InferenceSession.create(bytes, { externalData: [{ path: 'w.bin', data }] });
+    assert.deepEqual(Array.from((await ours.run({ x: new Tensor(x, [2, 3]) })).y.data), want, typeof data);
+    await ours.release();
+  }
+  await assert.rejects(InferenceSession.create(bytes), (e) => e.code === 'InvalidArgument' && /'w\.bin', a file not given/.test(e.message));
+  await assert.rejects(ortWeb.InferenceSession.create(bytes));
+  await theirs.release();
+});
+
 test('errors are Errors with webnx\'s code, naming the input', async () => {
   const session = await InferenceSession.create(twoOutputs);
   const wrong = new Tensor('float32', new Float32Array(4), [1, 4]);

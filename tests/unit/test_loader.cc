@@ -6,6 +6,8 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <random>
 
 #include "core/float16.h"
@@ -160,6 +162,91 @@ TEST(Loader, ValidModelReadsBack) {
 }
 
 // Loading into a Graph that held another model replaces everything, metadata included.
+// y = x + w, w [2, 3] stored outside the model (data_location EXTERNAL) at `offset` in
+// "weights.bin", with the external_data entries given.
+std::string ExternalWeightModel(const std::vector<std::pair<std::string, std::string>>& entries) {
+  ModelBuilder b;
+  b.Input("x", kOnnxFloat, {2, 3});
+  b.Node("Add", {"x", "w"}, {"y"});
+  b.Output("y", kOnnxFloat, {2, 3});
+  onnx::TensorProto* w = b.graph().add_initializer();
+  w->set_name("w");
+  w->set_data_type(kOnnxFloat);
+  w->add_dims(2);
+  w->add_dims(3);
+  w->set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+  for (const auto& [key, value] : entries) {
+    onnx::StringStringEntryProto* e = w->add_external_data();
+    e->set_key(key);
+    e->set_value(value);
+  }
+  return b.Bytes();
+}
+
+Status LoadWithFiles(const std::string& bytes, const std::map<std::string, std::string>& files,
+                     Graph* graph) {
+  std::shared_ptr<uint8_t> owned(new uint8_t[bytes.size()], std::default_delete<uint8_t[]>());
+  std::memcpy(owned.get(), bytes.data(), bytes.size());
+  return LoadOnnxModel(owned, bytes.size(), SessionLimits(), graph, &files);
+}
+
+TEST(Loader, ExternalInitializersComeFromTheirSideFiles) {
+  const float w[6] = {1.5f, -2.f, 3.25f, 0.f, 7.f, -0.5f};
+  std::string file(10, 'x');  // the weights at offset 10, then 4 more bytes
+  file.append(reinterpret_cast<const char*>(w), sizeof(w));
+  file.append(4, 'y');
+  const std::map<std::string, std::string> files = {{"weights.bin", file}};
+  Graph graph;
+  ASSERT_TRUE(LoadWithFiles(ExternalWeightModel({{"location", "weights.bin"},
+                                                 {"offset", "10"},
+                                                 {"length", "24"},
+                                                 {"checksum", "ignored"}}),
+                            files, &graph)
+                  .ok());
+  const Tensor& t = graph.initializers.at("w");
+  EXPECT_EQ(t.shape, (Shape{2, 3}));
+  EXPECT_EQ(std::vector<float>(t.ptr<float>(), t.ptr<float>() + 6), std::vector<float>(w, w + 6));
+  // Without "length": the rest of the file, which must then be exactly the tensor's bytes.
+  Graph rest;
+  EXPECT_EQ(LoadWithFiles(ExternalWeightModel({{"location", "weights.bin"}, {"offset", "10"}}),
+                          files, &rest)
+                .code(),
+            ErrorCode::kMalformedModel);
+  EXPECT_TRUE(LoadWithFiles(ExternalWeightModel({{"location", "weights.bin"}, {"offset", "10"}}),
+                            {{"weights.bin", file.substr(0, 34)}}, &rest)
+                  .ok());
+}
+
+TEST(Loader, ExternalDataThatIsMissingOrOutsideItsFileIsAClearError) {
+  const std::map<std::string, std::string> files = {{"weights.bin", std::string(24, '\0')}};
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> entries;
+    ErrorCode code;
+    const char* says;
+  };
+  const Case cases[] = {
+      {{{"location", "other.bin"}}, ErrorCode::kInvalidArgument, "'other.bin', a file not given"},
+      {{{"location", "weights.bin"}, {"offset", "8"}}, ErrorCode::kMalformedModel, "stores"},
+      {{{"location", "weights.bin"}, {"offset", "25"}}, ErrorCode::kMalformedModel, "outside"},
+      {{{"location", "weights.bin"}, {"length", "28"}}, ErrorCode::kMalformedModel, "outside"},
+      {{{"location", "weights.bin"}, {"offset", "-4"}}, ErrorCode::kMalformedModel, "outside"},
+      {{{"location", "weights.bin"}, {"offset", "1e3"}}, ErrorCode::kMalformedModel, "outside"},
+  };
+  for (const Case& c : cases) {
+    Graph graph;
+    Status s = LoadWithFiles(ExternalWeightModel(c.entries), files, &graph);
+    EXPECT_EQ(s.code(), c.code) << s.ToString();
+    EXPECT_NE(s.message().find("initializer 'w'"), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find(c.says), std::string::npos) << s.ToString();
+  }
+  Graph graph;  // no files at all
+  EXPECT_EQ(LoadOnnxModel(reinterpret_cast<const uint8_t*>(
+                              ExternalWeightModel({{"location", "weights.bin"}}).data()),
+                          ExternalWeightModel({{"location", "weights.bin"}}).size(), &graph)
+                .code(),
+            ErrorCode::kInvalidArgument);
+}
+
 TEST(Loader, LoadingIntoAUsedGraphReplacesMetadata) {
   ModelBuilder first = SmallModel();
   auto* meta = first.proto().add_metadata_props();
@@ -515,7 +602,8 @@ TEST(Loader, EveryNumericTypeReadsItsTypedField) {
   EXPECT_EQ(LoadInitializer(d, &g).code(), ErrorCode::kMalformedModel);
 }
 
-TEST(Loader, ExternalDataIsMalformed) {
+// Without its side file (the files a caller gives: externalData in webnx/ort).
+TEST(Loader, ExternalDataWithoutItsFileIsRefused) {
   onnx::TensorProto t;
   t.set_data_type(kOnnxFloat);
   t.add_dims(1024);
@@ -529,9 +617,9 @@ TEST(Loader, ExternalDataIsMalformed) {
   b.Output("Y", kOnnxFloat, {1024});
   Graph g;
   Status s = LoadBytes(b.Bytes(), &g);
-  EXPECT_EQ(s.code(), ErrorCode::kMalformedModel) << s.ToString();
+  EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << s.ToString();
   EXPECT_TRUE(HasSubstr(s.message(), "'ext_weight'")) << s.message();
-  EXPECT_TRUE(HasSubstr(s.message(), "external")) << s.message();
+  EXPECT_TRUE(HasSubstr(s.message(), "'weights.bin', a file not given")) << s.message();
 }
 
 TEST(Loader, DuplicateInitializerAndAttributeAreMalformed) {
