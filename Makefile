@@ -45,6 +45,9 @@ wasm: setup
 
 # The multi-threaded build (its own -pthread protobuf), shipped beside the single-threaded one
 # in dist/mt/, whose package.json keeps Emscripten's CommonJS worker script out of ESM scope.
+# That script requires fs and worker_threads when it runs in Node: as (0,require)(...) webpack
+# leaves them to run time (a warning) instead of failing to resolve them in browser bundles.
+PATCH_WORKER := sed -i 's/require("\(fs\|worker_threads\)")/(0,require)("\1")/g'
 wasm-mt: setup
 	@[ -f $(WASM_MT)/build.ninja ] || emcmake cmake -S . -B $(WASM_MT) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" \
@@ -52,6 +55,7 @@ wasm-mt: setup
 	cmake --build $(WASM_MT) --target webnx -j$(JOBS)
 	@mkdir -p dist/mt
 	@cp -u $(WASM_MT)/webnx-mt.mjs $(WASM_MT)/webnx-mt.wasm $(WASM_MT)/webnx-mt.worker.js dist/mt/
+	@$(PATCH_WORKER) dist/mt/webnx-mt.worker.js
 	@echo '{"type":"commonjs"}' > dist/mt/package.json
 	@echo "webnx-mt.wasm: $$(stat -c %s dist/mt/webnx-mt.wasm) bytes ($$(gzip -9 -c dist/mt/webnx-mt.wasm | wc -c) gzipped)"
 
@@ -84,6 +88,7 @@ wasm-relaxed-mt: setup
 	  $(RELAXED_OPT) $(RELAXED_FEATURES) --enable-threads $(WASM_RELAXED_MT)/webnx-relaxed-mt.wasm \
 	  -o dist/mt/webnx-relaxed-mt.wasm
 	@cp -u $(WASM_RELAXED_MT)/webnx-relaxed-mt.mjs $(WASM_RELAXED_MT)/webnx-relaxed-mt.worker.js dist/mt/
+	@$(PATCH_WORKER) dist/mt/webnx-relaxed-mt.worker.js
 	@echo '{"type":"commonjs"}' > dist/mt/package.json
 	@echo "webnx-relaxed-mt.wasm: $$(stat -c %s dist/mt/webnx-relaxed-mt.wasm) bytes ($$(gzip -9 -c dist/mt/webnx-relaxed-mt.wasm | wc -c) gzipped)"
 

@@ -8,6 +8,9 @@
 // bytes each page fetched for inference (everything but the page, its bundle and the model) are
 // printed: they are measured, not asserted.
 //
+// The speech library's app is also bundled by webpack (resolve.alias) and must give the same
+// results: the second of the README's three ways to swap.
+//
 // Libraries: @ricky0123/vad-web (speech: Silero voice activity detection, NonRealTimeVAD),
 // @gutenye/ocr-browser (OCR: PaddleOCR's PP-OCRv4 detection and recognition),
 // @huggingface/transformers (text: feature extraction with a local sentence encoder),
@@ -17,6 +20,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'vite';
+import webpack from 'webpack';
 import { launchBrowser, repoRoot, startServer } from './helpers.mjs';
 import { REPO_MOUNTS } from '../../scripts/serve.mjs';
 
@@ -267,7 +271,7 @@ function sameLines(got, want) {
 }
 
 const LIBRARIES = [
-  { name: '@ricky0123/vad-web 0.0.31 (speech)', dir: 'vad', app: VAD_APP, warmCalls: 3,
+  { name: '@ricky0123/vad-web 0.0.31 (speech)', dir: 'vad', app: VAD_APP, warmCalls: 3, webpack: true,
     mounts: { '/vad-model/': path.join(repoRoot, 'node_modules/@ricky0123/vad-web/dist') }, model: '/vad-model/',
     compare: (got, want) => assert.deepEqual(got, want),
     summary: (segments) => segments.map((s) => `speech ${s.start}-${s.end} ms`), found: (segments) => segments.length > 0 },
@@ -304,7 +308,21 @@ const LATIN1 = {
   },
 };
 
-// Both bundles of one library's app: dist-ort (as published) and dist-webnx (aliased).
+// The aliased app bundled by webpack instead (resolve.alias, the same recorder): dist-webpack.
+function webpackBundle(root, recorder) {
+  const alias = { 'onnxruntime-web$': recorder, 'onnxruntime-web/wasm$': recorder, 'onnxruntime-common$': recorder };
+  return new Promise((resolve, reject) => webpack({
+    mode: 'production', context: root, entry: './main.js',
+    output: { path: path.join(root, 'dist-webpack'), filename: 'main.js', publicPath: 'auto', clean: true },
+    resolve: { alias }, experiments: { topLevelAwait: true }, performance: { hints: false },
+  }, (err, stats) => {
+    if (err || stats.hasErrors()) reject(err ?? new Error(stats.toString('errors-only')));
+    else resolve();
+  }));
+}
+
+// Both bundles of one library's app: dist-ort (as published) and dist-webnx (aliased), and
+// dist-webpack for the libraries marked `webpack`.
 async function bundle(library) {
   const root = path.join(work, library.dir);
   await mkdir(root, { recursive: true });
@@ -318,6 +336,11 @@ async function bundle(library) {
   for (const [outDir, alias] of [['dist-ort', []], ['dist-webnx', aliased]]) {
     await build({ root, base: './', configFile: false, logLevel: 'error', resolve: { alias }, plugins: [LATIN1],
       build: { outDir, emptyOutDir: true } });
+  }
+  if (library.webpack) {
+    await webpackBundle(root, recorder);
+    await writeFile(path.join(root, 'dist-webpack', 'index.html'),
+      '<!doctype html><html><body><div id="result"></div><script src="./main.js"></script></body></html>\n');
   }
   return root;
 }
@@ -351,13 +374,15 @@ for (const library of LIBRARIES) {
     const server = await startServer({
       ...REPO_MOUNTS, ...library.mounts,
       '/app-ort/': path.join(root, 'dist-ort'), '/app-webnx/': path.join(root, 'dist-webnx'),
+      '/app-webpack/': path.join(root, 'dist-webpack'),
     });
     try {
       const runs = { ort: [], webnx: [] };
       for (let i = 0; i < RUNS; i++) {
         for (const which of ['ort', 'webnx']) runs[which].push(await runPage(`${server.url}/app-${which}/index.html`, library.model));
       }
-      for (const run of runs.webnx) {
+      if (library.webpack) runs.webpack = [await runPage(`${server.url}/app-webpack/index.html`, library.model)];
+      for (const run of [...runs.webnx, ...(runs.webpack ?? [])]) {
         assert.deepEqual(run.missing, [], 'members of onnxruntime-web the library read and webnx/ort lacks');
         library.compare(run.output, runs.ort[0].output);
       }
@@ -365,7 +390,8 @@ for (const library of LIBRARIES) {
       const row = (which) => `${which}: load ${ms(which, (r) => r.loadMs)} ms, first call ` +
         `${ms(which, (r) => r.runMs[0])} ms, warm call ${ms(which, (r) => median(r.runMs.slice(1)))} ms, ` +
         `${runs[which][0].bytes} bytes fetched`;
-      console.log(`${library.name}: ${JSON.stringify(library.summary(runs.ort[0].output))}; ${row('ort')}; ${row('webnx')}`);
+      const viaWebpack = runs.webpack ? '; webpack bundle: the same results' : '';
+      console.log(`${library.name}: ${JSON.stringify(library.summary(runs.ort[0].output))}; ${row('ort')}; ${row('webnx')}${viaWebpack}`);
       assert.ok(library.found(runs.ort[0].output), 'the library found something to compare');
     } finally {
       await server.close();
