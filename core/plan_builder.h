@@ -48,8 +48,7 @@ struct Plan::Continuation {
   const ResolvedGraph* rg = nullptr;
   const OpRegistry* registry = nullptr;
   size_t next_node = 0;        // the first node the continuation plans
-  std::string needed;          // the plan's nodes (Builder::needed_)
-  std::string fetched;         // and outputs
+  std::string fetched;         // the plan's fetched outputs (Builder::fetched_)
   const Node* node = nullptr;  // the node whose output shapes follow its data
   // Its output slots (null for omitted outputs): each run sets their shapes, which key the plans.
   std::vector<const Tensor*> outputs;

@@ -24,7 +24,6 @@ void Plan::Builder::ContinueAfter(size_t n) {
   c->rg = &rg_;
   c->registry = &registry_;
   c->next_node = n + 1;
-  c->needed = needed_;
   c->fetched = fetched_;
   c->node = &graph_.nodes[n];
   const Step& step = plan_->steps_.back();
@@ -46,8 +45,7 @@ void Plan::Builder::ContinueAfter(size_t n) {
 Status Plan::Builder::BuildContinuation(const Continuation& from) {
   const double start_ms = NowMs();
   plan_->stats_.graph_nodes = graph_.nodes.size() - from.next_node;
-  needed_ = from.needed;
-  fetched_ = from.fetched;
+  SelectNodes(from.fetched);
   BindConstants();
   for (const auto& kv : from.known)
     if (!kv.second.initializer) known_[kv.first] = kv.second;
