@@ -6,8 +6,7 @@ import { InferenceSession as WebnxSession } from './session.mjs';
 import { Tensor as WebnxTensor } from './tensor.mjs';
 import { env as webnxEnv } from './env.mjs';
 import { WebnxError } from './errors.mjs';
-import { getRuntime } from './runtime.mjs';
-import { chooseThreads, getThreadedRuntime } from './backend.mjs';
+import { sessionRuntime } from './wasm-session.mjs';
 import { nodeBuiltin } from './node-builtin.mjs'; // keeps node:* out of browser bundles
 import { isNode } from './platform.mjs';
 import { tensorFromImage, tensorToDataURL, tensorToImageData } from './ort-image.mjs';
@@ -140,7 +139,7 @@ async function initRuntime(options) {
   const expired = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`WebAssembly backend initializing failed due to timeout: ${timeout}ms`)), timeout);
   });
-  const loaded = chooseThreads(options.numThreads).then((n) => (n > 1 ? getThreadedRuntime() : getRuntime()));
+  const loaded = sessionRuntime(options.numThreads).then(({ loading }) => loading);
   try {
     await Promise.race([loaded, expired]);
   } finally {

@@ -19,6 +19,9 @@ async function readModel(source, onProgress) {
   return applyExporterRules(jsonModel(opened.bytes, typeof source === 'string' || source instanceof URL ? source : null));
 }
 
+// A limit or a dim size from JS: a non-negative integer a JS number holds exactly (up to 2^53).
+const isCount = (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 2 ** 53;
+
 // options.limits onto a new WasmSession: keys are the runtime's limit names ("maxNodes"...),
 // values non-negative integers. An unknown key or a bad value is InvalidArgument, so that a typo
 // never silently keeps a default.
@@ -29,10 +32,7 @@ function setLimits(runtime, wasm, limits) {
   for (const [key, value] of Object.entries(limits)) {
     const index = names.indexOf(key);
     if (index < 0) throw new WebnxError('InvalidArgument', `unknown limit '${key}'; the limits are ${names.join(', ')}`);
-    // 2^53: the largest integer a JS number holds exactly.
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 2 ** 53) {
-      throw new WebnxError('InvalidArgument', `limits.${key} must be a non-negative integer`);
-    }
+    if (!isCount(value)) throw new WebnxError('InvalidArgument', `limits.${key} must be a non-negative integer`);
     wasm.setLimit(index, value);
   }
 }
@@ -43,7 +43,7 @@ function overrideDims(wasm, sizes) {
   if (sizes === undefined || sizes === null) return;
   if (typeof sizes !== 'object') throw new WebnxError('InvalidArgument', 'options.freeDimensionOverrides must be an object');
   for (const [symbol, size] of Object.entries(sizes)) {
-    if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > 2 ** 53) {
+    if (!isCount(size)) {
       throw new WebnxError('InvalidArgument', `freeDimensionOverrides.${symbol} must be a non-negative integer`);
     }
     wasm.overrideDim(symbol, size);
@@ -140,13 +140,19 @@ async function load(runtime, model, files, threads, options) {
   return new WasmBackend(runtime, wasm, model.warnings ?? []);
 }
 
+// The runtime build a session of `numThreads` threads runs in (the threaded one when more than
+// one thread can be had): the thread count, and the runtime's loading.
+export async function sessionRuntime(numThreads) {
+  const threads = await chooseThreads(numThreads);
+  return { threads, loading: threads > 1 ? getThreadedRuntime() : getRuntime() };
+}
+
 // Loads a model: the runtime build for the thread count, the model's bytes (and its side files:
 // a JSON document's, or those options.files gives an ONNX model's external data), into a new
 // WasmSession.
 export async function createWasmBackend(source, options) {
-  const threads = await chooseThreads(options.numThreads);
-  const [runtime, model] = await Promise.all([
-    threads > 1 ? getThreadedRuntime() : getRuntime(), readModel(source, options.onProgress)]);
+  const { threads, loading } = await sessionRuntime(options.numThreads);
+  const [runtime, model] = await Promise.all([loading, readModel(source, options.onProgress)]);
   let files = null;
   try {
     noteBackend(threads, runtime);
