@@ -39,11 +39,11 @@ void ConvOutput::PrepareDequantize(const Dequantize& args) {
   zero_point_ = IntegerAt(*args.y_zero_point, 0);
 }
 
-void ConvOutput::Write(const int32_t* sums, int64_t plane, int64_t first_out, int64_t oc0,
-                       int64_t count, Columns columns, Tensor* y) const {
+void ConvOutput::Write(const int32_t* sums, int64_t sums_ld, int64_t plane, int64_t first_out,
+                       int64_t oc0, int64_t count, Columns columns, Tensor* y) const {
   for (int64_t i = 0; i < count; ++i) {
     const int64_t oc = oc0 + i, at = (first_out + i) * plane + columns.begin;
-    const int32_t* row = sums + i * plane + columns.begin;
+    const int32_t* row = sums + i * sums_ld;
     if (requantize_) {
       simd::RequantizeRow(row, columns.size(), int_biases_[oc], &factors_[oc], true, zero_point_,
                           y->dtype, static_cast<uint8_t*>(y->data) + at);

@@ -42,10 +42,10 @@ class ConvOutput {
   };
   void PrepareDequantize(const Dequantize& args);
 
-  // The sums of `count` channels from oc0 (rows `plane` apart), columns `columns` of their
-  // planes, into y's channels from first_out (planes of `plane` values).
-  void Write(const int32_t* sums, int64_t plane, int64_t first_out, int64_t oc0, int64_t count,
-             Columns columns, Tensor* y) const;
+  // The sums of `count` channels from oc0 for columns `columns` of their planes (each channel's
+  // from `sums` + i * sums_ld on), into y's channels from first_out (planes of `plane` values).
+  void Write(const int32_t* sums, int64_t sums_ld, int64_t plane, int64_t first_out, int64_t oc0,
+             int64_t count, Columns columns, Tensor* y) const;
 
  private:
   bool requantize_ = false, quantize_ = false, has_bias_ = false, clamp_ = false;

@@ -69,8 +69,7 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
 }
 
 void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
-             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo,
-             ColumnsDone done) {
+             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo) {
   const int64_t count = simd::ColumnPanels(n);
   // Chunks of panels small enough that every thread gets several.
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, count / (4 * ctx.threads())));
@@ -78,7 +77,33 @@ void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
   ctx.ParallelFor(tasks, [&](int64_t task, int) {
     const int64_t begin = task * chunk, end = std::min(count, begin + chunk);
     simd::Gemm(form, rows, k, packed_rows, panels, begin, end, n, out, ldo);
-    if (done) done(begin * simd::kI8PanelCols, std::min(n, end * simd::kI8PanelCols));
+  });
+}
+
+int64_t ChunkColumns(int64_t rows) {
+  constexpr int64_t kChunkBytes = 16 << 10;
+  constexpr int64_t kPanelBytes = simd::kI8PanelCols * sizeof(int32_t);
+  const int64_t panels = kChunkBytes / (std::max<int64_t>(rows, 1) * kPanelBytes);
+  return std::clamp<int64_t>(panels, 1, 16) * simd::kI8PanelCols;
+}
+
+void RunGemmByChunks(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
+                     const void* packed_rows, const void* panels, int64_t n, int32_t* scratch,
+                     ColumnsDone done) {
+  const int64_t count = simd::ColumnPanels(n), width = ChunkColumns(rows);
+  const int64_t chunk = std::max<int64_t>(
+      1, std::min<int64_t>(width / simd::kI8PanelCols, count / (4 * ctx.threads())));
+  const int64_t panel_bytes = simd::PanelsBytes(form, k, simd::kI8PanelCols);
+  const int64_t tasks = (count + chunk - 1) / chunk;
+  ctx.ParallelFor(tasks, [&](int64_t task, int slot) {
+    const int64_t begin = task * chunk, end = std::min(count, begin + chunk);
+    const int64_t first = begin * simd::kI8PanelCols, last = std::min(n, end * simd::kI8PanelCols);
+    // The chunk's panels as a product of their own: column 0 is the chunk's first.
+    int32_t* sums = scratch + slot * ChunkScratchInts(rows);
+    simd::Gemm(form, rows, k, packed_rows,
+               static_cast<const uint8_t*>(panels) + begin * panel_bytes, 0, end - begin,
+               last - first, sums, width);
+    done(first, last, sums, width);
   });
 }
 

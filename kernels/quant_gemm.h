@@ -32,14 +32,28 @@ struct PackedOperand {
 Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
                            const PackedOperand& layout, DerivedForm* packed);
 
-// What follows the product on columns [begin, end) of every row, on the thread that computed
-// them, while they are in its cache (borrowed, core/function_ref.h; empty by default).
-using ColumnsDone = FunctionRef<void(int64_t begin, int64_t end)>;
-
 // out = rows x panels (simd::Gemm, both packed in `form`) for every column < n, the panels split
-// among threads; `done` (may be empty) runs on each chunk of columns once computed.
+// among threads.
 void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
-             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo,
-             ColumnsDone done = ColumnsDone());
+             const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo);
+
+// What follows the product on columns [begin, end) of every row, on the thread that computed
+// them: their sums, rows `ld` apart, are in that thread's scratch and in its cache (borrowed,
+// core/function_ref.h).
+using ColumnsDone = FunctionRef<void(int64_t begin, int64_t end, const int32_t* sums, int64_t ld)>;
+
+// The columns of a chunk of RunGemmByChunks with `rows` rows, and the int32 scratch it needs per
+// thread: chunks small enough that their sums stay in the first-level cache (a plane's sums,
+// 4.8 MB for MobileNetV2's first expansion, went to memory and back).
+int64_t ChunkColumns(int64_t rows);
+inline int64_t ChunkScratchInts(int64_t rows) {
+  return rows * ChunkColumns(rows);
+}
+
+// As RunGemm, the sums of each chunk of columns in the scratch of the thread computing it
+// (`scratch`: ChunkScratchInts(rows) per thread), then `done` on them.
+void RunGemmByChunks(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
+                     const void* packed_rows, const void* panels, int64_t n, int32_t* scratch,
+                     ColumnsDone done);
 
 }  // namespace webnx::quant

@@ -24,8 +24,10 @@ namespace webnx {
 namespace {
 
 // Output planes of more columns than this are finished in chunks of columns as the product
-// computes them (RunGroup); smaller ones after it.
-constexpr int64_t kFinishByColumnsAbove = 1024;
+// computes them (RunGroup); smaller ones after it: their sums stay in cache, and chunks of the
+// few columns that keep many channels' sums in the first-level cache would make the product read
+// its weights again for every few columns.
+constexpr int64_t kFinishByColumnsAbove = 512;
 
 struct ConvInputs {
   int x = 0, w = 1, x_zp = 2, w_zp = 3;
@@ -130,29 +132,34 @@ class QuantizedConvKernel final : public Kernel {
 
  private:
   // Group g of batch n, its input packed into panels_: the product and its output stage. Large
-  // planes are finished a chunk of columns at a time as the product computes them, while in
-  // cache; small ones (whose sums stay in cache anyway) after it, a channel per task.
+  // planes are finished a chunk of columns at a time as the product computes them, from each
+  // thread's scratch while in cache; small ones (whose sums stay in cache anyway) after it, a
+  // channel per task.
   void RunGroup(RunContext& ctx, int64_t n, int64_t g, const void* w_rows) {
     const int64_t group_out = out_channels_ / groups_, depth = in_channels_ / groups_ * taps_;
     const int64_t first_out = n * out_channels_ + g * group_out;
+    const void* rows =
+        static_cast<const uint8_t*>(w_rows) + g * group_out * simd::RowStrideBytes(form_, depth);
+    if (mode_ != ConvMode::kInteger && FinishesByChunks()) {
+      auto finish = [&](int64_t begin, int64_t end, const int32_t* sums, int64_t ld) {
+        output_.Write(sums, ld, out_plane_, first_out, g * group_out, group_out, {begin, end},
+                      &ctx.output(0));
+      };
+      quant::RunGemmByChunks(ctx, form_, group_out, depth, rows, panels_.data, out_plane_,
+                             sums_.ptr<int32_t>(), finish);
+      return;
+    }
     int32_t* sums = mode_ == ConvMode::kInteger
                         ? ctx.output(0).ptr<int32_t>() + first_out * out_plane_
                         : sums_.ptr<int32_t>();
-    const bool by_columns = out_plane_ > kFinishByColumnsAbove;
-    auto finish = [&](int64_t begin, int64_t end) {
-      Finish(ctx, sums, first_out, g * group_out, group_out, begin, end);
-    };
-    quant::RunGemm(
-        ctx, form_, group_out, depth,
-        static_cast<const uint8_t*>(w_rows) + g * group_out * simd::RowStrideBytes(form_, depth),
-        panels_.data, out_plane_, sums, out_plane_,
-        mode_ != ConvMode::kInteger && by_columns ? quant::ColumnsDone(finish)
-                                                  : quant::ColumnsDone());
-    if (mode_ == ConvMode::kInteger || by_columns) return;
+    quant::RunGemm(ctx, form_, group_out, depth, rows, panels_.data, out_plane_, sums, out_plane_);
+    if (mode_ == ConvMode::kInteger) return;
     ctx.ParallelFor(group_out, [&](int64_t i, int) {
       Finish(ctx, sums + i * out_plane_, first_out + i, g * group_out + i, 1);
     });
   }
+
+  bool FinishesByChunks() const { return out_plane_ > kFinishByColumnsAbove; }
 
   Status PlanRequantize(PlanContext& ctx) {
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));
@@ -235,7 +242,10 @@ class QuantizedConvKernel final : public Kernel {
         DType::kUint8, {simd::PanelsBytes(form_, depth, out_plane_)}, &panels_));
     WEBNX_RETURN_IF_ERROR(Tensor::AllocateUninitialized(
         DType::kUint8, {pointwise_ ? 0 : depth * out_plane_}, &columns_));
-    const int64_t sums = mode_ == ConvMode::kInteger ? 0 : out_channels_ / groups_ * out_plane_;
+    const int64_t group_out = out_channels_ / groups_;
+    const int64_t sums = mode_ == ConvMode::kInteger ? 0
+                         : FinishesByChunks() ? ctx.threads() * quant::ChunkScratchInts(group_out)
+                                              : group_out * out_plane_;
     return Tensor::AllocateUninitialized(DType::kInt32, {sums}, &sums_);
   }
 
@@ -281,13 +291,12 @@ class QuantizedConvKernel final : public Kernel {
     return Status::Ok();
   }
 
-  // Sums of `count` channels from oc0 (output channels from first_out), columns [begin, end) of
-  // their planes (all by default), into the output, as the mode wants them (ConvInteger's sums
-  // are the output already).
-  void Finish(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0, int64_t count,
-              int64_t begin = 0, int64_t end = -1) const {
+  // The sums of `count` channels from oc0 (output channels from first_out), planes whole, into
+  // the output, as the mode wants them (ConvInteger's sums are the output already).
+  void Finish(RunContext& ctx, const int32_t* sums, int64_t first_out, int64_t oc0,
+              int64_t count) const {
     if (mode_ == ConvMode::kInteger) return;
-    output_.Write(sums, out_plane_, first_out, oc0, count, {begin, end < 0 ? out_plane_ : end},
+    output_.Write(sums, out_plane_, out_plane_, first_out, oc0, count, {0, out_plane_},
                   &ctx.output(0));
   }
 

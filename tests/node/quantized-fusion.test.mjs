@@ -12,7 +12,7 @@ import {
 import { Rng } from '../fuzz-diff/generator.mjs';
 
 const C = 6, H = 9, W = 10;
-const feedsOf = (x, dims) => (b, T) => ({ x: new T('float32', Float32Array.from(x.slice(0, b * dims)), [b, C, H, W]) });
+const feedsOf = (x, dims, [h, w] = [H, W]) => (b, T) => ({ x: new T('float32', Float32Array.from(x.slice(0, b * dims)), [b, C, h, w]) });
 
 // DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul(Mul(x_scale, W_scale)) -> Add(bias), then
 // a residual sum and a Relu; `expose` adds the Cast's output to the graph outputs.
@@ -244,9 +244,11 @@ for (const options of [{ op: 'MatMul' }, { op: 'Gemm', transB: 1 }, { op: 'Gemm'
 // it runs itself, a depthwise conv (stride 2) reading those bytes with a Relu and its own
 // QuantizeLinear, a 1x1 conv after it. The depthwise conv's uint8 output is a graph output too.
 // `expose` adds the float values before each QuantizeLinear to the graph outputs, which keeps
-// every conv writing float32: the graph as it ran before the handoff.
+// every conv writing float32: the graph as it ran before the handoff. Planes of over 512
+// columns are finished a chunk of columns at a time (kernels/quant_gemm.h, RunGemmByChunks).
 const E = 8;
-function qdqHandoff(expose) {
+function qdqHandoff(expose, { h = H, w = W, e = E } = {}) {
+  const [H, W, E] = [h, w, e];
   const weights = (name, dims, seed) => {
     const count = dims.reduce((a, d) => a * d, 1);
     return [
@@ -285,24 +287,27 @@ function qdqHandoff(expose) {
   });
 }
 
-test('QDQ convolutions hand 8-bit activations to each other: as onnxruntime computes them, and bitwise as the same convolutions writing float32', async () => {
-  const x = floats(new Rng(31), 3 * C * H * W, -2, 4);
-  const feedsFor = (b, T) => feedsOf(x, C * H * W)(b, T);
-  // Intermediate bytes within one quantum of onnxruntime's (its QLinearConv requantizes in
-  // its own arithmetic); the float output within 2e-2, as a quantum's move there allows.
-  await compare(qdqHandoff(false), feedsFor, [3, 1, 3],
-    (got, want, what) => (got instanceof Uint8Array ? withinOne(got, want, what) : relative(2e-2)(got, want, what)));
-  const feeds = [3, 1, 3].map((b) => feedsFor(b, Tensor));
-  for (const numThreads of [1, 2]) {
-    const handoff = await InferenceSession.create(qdqHandoff(false), { numThreads });
-    const floatsBetween = await InferenceSession.create(qdqHandoff(true), { numThreads });
-    assert.equal(handoff.stats.graphNodes, 3, 'three convs, each reading the bytes the one before wrote');
-    for (const f of feeds) {
-      const [a, b] = [await handoff.run(f), await floatsBetween.run(f)];
-      exact(a.y.data, b.y.data, `y, ${numThreads} threads`);
-      exact(a.dq.data, b.dq.data, `dq, ${numThreads} threads`);
+for (const shape of [{}, { h: 25, w: 27, e: 40 }]) {
+  const { h = H, w = W } = shape;
+  test(`QDQ convolutions hand 8-bit activations to each other (${h} x ${w} input): as onnxruntime computes them, and bitwise as the same convolutions writing float32`, async () => {
+    const x = floats(new Rng(31), 3 * C * h * w, -2, 4);
+    const feedsFor = (b, T) => feedsOf(x, C * h * w, [h, w])(b, T);
+    // Intermediate bytes within one quantum of onnxruntime's (its QLinearConv requantizes in
+    // its own arithmetic); the float output within 2e-2, as a quantum's move there allows.
+    await compare(qdqHandoff(false, shape), feedsFor, [3, 1, 3],
+      (got, want, what) => (got instanceof Uint8Array ? withinOne(got, want, what) : relative(2e-2)(got, want, what)));
+    const feeds = [3, 1, 3].map((b) => feedsFor(b, Tensor));
+    for (const numThreads of [1, 2]) {
+      const handoff = await InferenceSession.create(qdqHandoff(false, shape), { numThreads });
+      const floatsBetween = await InferenceSession.create(qdqHandoff(true, shape), { numThreads });
+      assert.equal(handoff.stats.graphNodes, 3, 'three convs, each reading the bytes the one before wrote');
+      for (const f of feeds) {
+        const [a, b] = [await handoff.run(f), await floatsBetween.run(f)];
+        exact(a.y.data, b.y.data, `y, ${numThreads} threads`);
+        exact(a.dq.data, b.dq.data, `dq, ${numThreads} threads`);
+      }
+      await handoff.release();
+      await floatsBetween.release();
     }
-    await handoff.release();
-    await floatsBetween.release();
-  }
-});
+  });
+}
