@@ -1,5 +1,7 @@
 #include "kernels/quant_conv_output.h"
 
+#include <cmath>
+
 #include "kernels/quant_params.h"
 #include "kernels/simd/gemm_i8.h"
 #include "kernels/simd/quantize_u8.h"
@@ -27,9 +29,24 @@ void ConvOutput::PrepareRequantize(const Tensor& x_scale, const Tensor& w_scale,
 void ConvOutput::PrepareDequantize(const Dequantize& args) {
   requantize_ = false;
   has_bias_ = args.bias != nullptr;
+  // Each parameter's element step (0: one value for all), found once: a run prepares every
+  // channel of every convolution.
+  const auto step = [](const Tensor* t) { return t && t->numel() != 1 ? 1 : 0; };
+  const float* w_scale = args.w_scale->ptr<float>();
+  const int64_t w_step = step(args.w_scale), b_step = step(args.bias);
+  const int64_t s_step = step(args.bias_scale);
+  const bool int_bias = has_bias_ && args.bias->dtype == DType::kInt32;
   for (size_t c = 0; c < factors_.size(); ++c) {
-    factors_[c] = args.x_scale * args.w_scale->ptr<float>()[ParamIndex(*args.w_scale, c)];
-    biases_[c] = has_bias_ ? BiasAt(*args.bias, args.bias_scale, c) : 0.f;
+    const int64_t i = static_cast<int64_t>(c);
+    factors_[c] = args.x_scale * w_scale[i * w_step];
+    if (!has_bias_) {
+      biases_[c] = 0.f;
+    } else if (int_bias) {
+      biases_[c] = static_cast<float>(args.bias->ptr<int32_t>()[i * b_step]) *
+                   args.bias_scale->ptr<float>()[i * s_step];
+    } else {
+      biases_[c] = args.bias->ptr<float>()[i * b_step];
+    }
   }
   addend_ = args.addend;
   clamp_ = args.clamp, lo_ = args.lo, hi_ = args.hi;
@@ -37,6 +54,13 @@ void ConvOutput::PrepareDequantize(const Dequantize& args) {
   if (!quantize_) return;
   y_scale_ = ScaleAt(*args.y_scale, 0);
   zero_point_ = IntegerAt(*args.y_zero_point, 0);
+  // Where no value can be NaN, simd::RequantizeRowToU8's one clamp gives the same bytes.
+  one_clamp_ = std::isfinite(y_scale_) && y_scale_ > 0.f && std::isfinite(1.f / y_scale_) &&
+               (!clamp_ || lo_ <= hi_);
+  for (size_t c = 0; c < factors_.size() && one_clamp_; ++c)
+    one_clamp_ = std::isfinite(factors_[c]) && std::isfinite(biases_[c]);
+  simd::QuotientBounds(clamp_ ? lo_ : -INFINITY, clamp_ ? hi_ : INFINITY, y_scale_, zero_point_,
+                       &quotient_lo_, &quotient_hi_);
 }
 
 void ConvOutput::Write(const int32_t* sums, int64_t sums_ld, int64_t plane, int64_t first_out,
@@ -47,6 +71,12 @@ void ConvOutput::Write(const int32_t* sums, int64_t sums_ld, int64_t plane, int6
     if (requantize_) {
       simd::RequantizeRow(row, columns.size(), int_biases_[oc], &factors_[oc], true, zero_point_,
                           y->dtype, static_cast<uint8_t*>(y->data) + at);
+      continue;
+    }
+    if (quantize_ && one_clamp_) {
+      simd::RequantizeRowToU8(row, columns.size(), factors_[oc], has_bias_ ? biases_[oc] : -0.f,
+                              y_scale_, quotient_lo_, quotient_hi_, zero_point_,
+                              y->ptr<uint8_t>() + at);
       continue;
     }
     const simd::DequantizeArgs args{&factors_[oc],

@@ -81,18 +81,19 @@ void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
 }
 
 int64_t ChunkColumns(int64_t rows) {
-  constexpr int64_t kChunkBytes = 16 << 10;
+  constexpr int64_t kChunkBytes = 24 << 10;
   constexpr int64_t kPanelBytes = simd::kI8PanelCols * sizeof(int32_t);
   const int64_t panels = kChunkBytes / (std::max<int64_t>(rows, 1) * kPanelBytes);
-  return std::clamp<int64_t>(panels, 1, 16) * simd::kI8PanelCols;
+  // An even count: whole blocks of 16 columns for the output stage's 16-value steps.
+  return std::clamp<int64_t>(panels & ~int64_t{1}, 2, 16) * simd::kI8PanelCols;
 }
 
 void RunGemmByChunks(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
                      const void* packed_rows, const void* panels, int64_t n, int32_t* scratch,
                      ColumnsDone done) {
   const int64_t count = simd::ColumnPanels(n), width = ChunkColumns(rows);
-  const int64_t chunk = std::max<int64_t>(
-      1, std::min<int64_t>(width / simd::kI8PanelCols, count / (4 * ctx.threads())));
+  int64_t chunk = std::min<int64_t>(width / simd::kI8PanelCols, count / (4 * ctx.threads()));
+  chunk = chunk > 1 ? chunk & ~int64_t{1} : 1;
   const int64_t panel_bytes = simd::PanelsBytes(form, k, simd::kI8PanelCols);
   const int64_t tasks = (count + chunk - 1) / chunk;
   ctx.ParallelFor(tasks, [&](int64_t task, int slot) {

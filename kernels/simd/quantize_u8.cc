@@ -76,4 +76,57 @@ void DequantizeRowToU8(const int32_t* acc, int64_t n, const DequantizeArgs& args
   QuantizeU8(rest, n - i, scale, zero_point, y + i);
 }
 
+void QuotientBounds(float clamp_lo, float clamp_hi, float scale, int32_t zero_point, float* lo,
+                    float* hi) {
+  const float a = clamp_lo / scale, b = clamp_hi / scale;  // as the row's values are divided
+  const float c = -static_cast<float>(zero_point), d = 255.f - static_cast<float>(zero_point);
+  // Clamping to [a, b] then to [c, d] is clamping to their meet; where they do not meet, every
+  // value lands on the end of [c, d] nearer [a, b].
+  *lo = a > c ? a : c;
+  *hi = b < d ? b : d;
+  if (*lo > *hi) *lo = *hi = a > d ? d : c;
+}
+
+// Multiplying by the scale's reciprocal instead of dividing by it (f32x4.div has a fraction of
+// a multiply's throughput) moves a quotient in [lo, hi] (|q| <= 255) by under 1e-4. That
+// changes the rounded integer only for a quotient within 1e-4 of a half: sixteen values with
+// one within kNearHalf of a half are divided as the spec says instead.
+constexpr float kNearHalf = 1.f / 1024;
+
+void RequantizeRowToU8(const int32_t* acc, int64_t n, float row_scale, float bias, float scale,
+                       float lo, float hi, int32_t zero_point, uint8_t* y) {
+  const f32x4 row_scale_v = Splat(row_scale), bias_v = Splat(bias), scale_v = Splat(scale);
+  const f32x4 reciprocal = Splat(1.f / scale), lo_v = Splat(lo), hi_v = Splat(hi);
+  const f32x4 magic = Splat(12582912.f);  // rounds half to even (RoundSaturate)
+  const f32x4 near = Splat(0.5f - kNearHalf);
+  const v128_t offset = wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), wasm_i32x4_splat(zero_point));
+  auto sixteen = [&](const int32_t* from, uint8_t* to) {
+    f32x4 v[4], rounded[4];
+    v128_t ambiguous = wasm_i32x4_splat(0);
+    for (int j = 0; j < 4; ++j) {
+      v[j] = Add(Mul(wasm_f32x4_convert_i32x4(wasm_v128_load(from + 4 * j)), row_scale_v), bias_v);
+      const f32x4 q = PMin(PMax(Mul(v[j], reciprocal), lo_v), hi_v);
+      rounded[j] = Add(q, magic);
+      const f32x4 off_integer = wasm_f32x4_abs(Sub(q, Sub(rounded[j], magic)));
+      ambiguous = wasm_v128_or(ambiguous, wasm_f32x4_gt(off_integer, near));
+    }
+    if (wasm_v128_any_true(ambiguous)) {
+      for (int j = 0; j < 4; ++j)
+        rounded[j] = Add(PMin(PMax(Div(v[j], scale_v), lo_v), hi_v), magic);
+    }
+    v128_t q[4];
+    for (int j = 0; j < 4; ++j) q[j] = wasm_i32x4_sub(rounded[j], offset);
+    StoreBytes(q, false, to);
+  };
+  int64_t i = 0;
+  WEBNX_NO_UNROLL
+  for (; i + 16 <= n; i += 16) sixteen(acc + i, y + i);
+  if (i == n) return;
+  int32_t rest[16] = {};  // the last 1 to 15 values through the same steps
+  uint8_t bytes[16];
+  std::memcpy(rest, acc + i, sizeof(int32_t) * (n - i));
+  sixteen(rest, bytes);
+  std::memcpy(y + i, bytes, n - i);
+}
+
 }  // namespace webnx::simd

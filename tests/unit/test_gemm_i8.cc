@@ -248,6 +248,50 @@ TEST(GemmI8, DequantizeRowToU8IsDequantizeThenQuantize) {
   }
 }
 
+// RequantizeRowToU8 (one clamp, the quotient a product unless it could round otherwise) gives
+// DequantizeRowToU8's bytes: ties at every odd sum, random layer-like scales over the whole
+// range, clamps that meet the uint8 range, lie inside it or miss it on either side.
+TEST(GemmI8, RequantizeRowToU8IsDequantizeRowToU8) {
+  std::mt19937 rng(29);
+  std::uniform_int_distribution<int32_t> sums(-40000, 40000);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::pair<float, float> clamps[] = {{-inf, inf}, {0.f, 6.f},     {-20.f, 60.f},
+                                            {3.f, 3.f},  {500.f, 900.f}, {-900.f, -500.f}};
+  for (int trial = 0; trial < 400; ++trial) {
+    // Trial 0: ties (every odd sum is a half). Even trials: a layer's scales, 1e-5 to 1e-2 per
+    // unit of a sum and 1e-3 to 1e-1 per quantum. Odd ones: sums 3e-7 to 3e-6 quanta apart
+    // around halves, where the product and the quotient can round apart.
+    const bool near_halves = trial % 2 == 1;
+    const float scale = trial == 0 ? 2.f : std::pow(10.f, -3.f + 2.f * unit(rng));
+    const float dequantize_scale = trial == 0    ? 1.f
+                                   : near_halves ? scale * std::pow(10.f, -6.5f + unit(rng))
+                                                 : std::pow(10.f, -5.f + 3.f * unit(rng));
+    const float bias = trial % 3 == 0 ? -0.f : (unit(rng) - 0.5f) * 4.f;
+    const int32_t zero_point = (trial * 37) % 256;
+    const int64_t n = 1 + trial % 67;
+    std::vector<int32_t> acc(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const double half = std::floor(unit(rng) * 255.f) - zero_point + 0.5;
+      const double sum = (half * scale - bias) / dequantize_scale;
+      acc[i] = near_halves
+                   ? static_cast<int32_t>(std::llround(sum)) + static_cast<int32_t>(i % 7) - 3
+                   : sums(rng);
+    }
+    for (auto [lo, hi] : clamps) {
+      const bool clamp = std::isfinite(lo);
+      const simd::DequantizeArgs args{&dequantize_scale, true, &bias, true, nullptr, clamp, lo, hi};
+      float q_lo = 0.f, q_hi = 0.f;
+      simd::QuotientBounds(lo, hi, scale, zero_point, &q_lo, &q_hi);
+      std::vector<uint8_t> want(n), got(n);
+      simd::DequantizeRowToU8(acc.data(), n, args, scale, zero_point, want.data());
+      simd::RequantizeRowToU8(acc.data(), n, dequantize_scale, bias, scale, q_lo, q_hi, zero_point,
+                              got.data());
+      ASSERT_EQ(want, got) << "trial " << trial << ", clamp [" << lo << ", " << hi << "]";
+    }
+  }
+}
+
 // A direct ConvInteger (2-D, NCHW) over widened operands.
 std::vector<int32_t> DirectConv(const std::vector<uint8_t>& x, DType x_type, int32_t xz,
                                 const std::vector<uint8_t>& w, DType w_type,
