@@ -35,24 +35,39 @@ inline void InterleaveQuad(const uint8_t* r0, int64_t stride, v128_t flip, v128_
 }
 
 // Where a tile's correction comes from: the rows' sums and zero points (after each row's bytes,
-// `row_stride` apart) and the panel's zero points and corrections.
+// `row_stride` apart) and the panel's zero points and corrections; `shared_zero_point` when
+// every row has the zero point `row_zero_point` (weights quantized per tensor, or symmetric
+// ones, whose zero point is then the flip's shift for all).
 struct Correction {
   const uint8_t* row_meta;
   int64_t row_stride;
   const int32_t* panel_meta;  // [8] zero points, then [8] corrections
+  bool shared_zero_point;
+  int32_t row_zero_point;
 };
 
-// acc - zw * sum x - zx * (sum w - K zw) for the row whose sum and zero point are at `meta`.
-inline void Correct(const uint8_t* meta, const int32_t* panel_meta, v128_t* lo, v128_t* hi) {
-  int32_t row[2];
-  std::memcpy(row, meta, sizeof(row));
-  const v128_t sum = wasm_i32x4_splat(row[0]), zero_point = wasm_i32x4_splat(row[1]);
-  for (int half = 0; half < 2; ++half) {
-    v128_t* v = half ? hi : lo;
-    const v128_t zw = wasm_v128_load(panel_meta + 4 * half);
-    const v128_t column = wasm_v128_load(panel_meta + 8 + 4 * half);
-    *v = wasm_i32x4_sub(*v, wasm_i32x4_mul(zw, sum));
-    *v = wasm_i32x4_sub(*v, wasm_i32x4_mul(zero_point, column));
+// acc - zc * S_r - Z_r * C per row r (S_r, Z_r: its sum and zero point; zc, C: the panel's),
+// the panel's vectors loaded once and, for rows of one zero point, Z * C computed once.
+template <int kRows>
+inline void Correct(const Correction& c, int valid, v128_t (*acc)[2]) {
+  const v128_t zc[2] = {wasm_v128_load(c.panel_meta), wasm_v128_load(c.panel_meta + 4)};
+  v128_t column[2] = {wasm_v128_load(c.panel_meta + 8), wasm_v128_load(c.panel_meta + 12)};
+  if (c.shared_zero_point) {
+    const v128_t z = wasm_i32x4_splat(c.row_zero_point);
+    column[0] = wasm_i32x4_mul(z, column[0]);
+    column[1] = wasm_i32x4_mul(z, column[1]);
+  }
+  for (int r = 0; r < kRows && r < valid; ++r) {
+    int32_t row[2];
+    std::memcpy(row, c.row_meta + r * c.row_stride, sizeof(row));
+    const v128_t sum = wasm_i32x4_splat(row[0]);
+    for (int half = 0; half < 2; ++half) {
+      v128_t v = wasm_i32x4_sub(acc[r][half], wasm_i32x4_mul(zc[half], sum));
+      const v128_t zr = c.shared_zero_point
+                            ? column[half]
+                            : wasm_i32x4_mul(wasm_i32x4_splat(row[1]), column[half]);
+      acc[r][half] = wasm_i32x4_sub(v, zr);
+    }
   }
 }
 
@@ -77,26 +92,23 @@ void Tile(int64_t kc, const uint8_t* rows, int64_t row_stride, const uint8_t* pa
       acc[r][1] = DotAdd(b1, a, acc[r][1]);
     }
   }
-  for (int r = 0; r < valid; ++r) {
-    if (correction) {
-      Correct(correction->row_meta + r * correction->row_stride, correction->panel_meta, &acc[r][0],
-              &acc[r][1]);
-    }
-    StoreRow(out + r * ldo, acc[r][0], acc[r][1], cols, !correction);
-  }
+  if (correction) Correct<kRows>(*correction, valid, acc);
+  for (int r = 0; r < valid; ++r) StoreRow(out + r * ldo, acc[r][0], acc[r][1], cols, !correction);
 }
 
 // A block of rows (a tile's worth) and depth [k0, k0 + kc) against panels [begin, end).
 WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t k, int64_t k0, int64_t kc, const uint8_t* rows,
                                       int valid, const uint8_t* panels, int64_t begin, int64_t end,
-                                      int64_t n_total, int32_t* out, int64_t ldo) {
+                                      int64_t n_total, int32_t* out, int64_t ldo,
+                                      const int32_t* shared_zero_point) {
   const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k), panel_stride = QuadPanelStride(k);
   for (int64_t panel = begin; panel < end; ++panel) {
     const int64_t n0 = panel * kI8PanelCols;
     const int cols = static_cast<int>(std::min<int64_t>(kI8PanelCols, n_total - n0));
     const uint8_t* packed = panels + panel * panel_stride;
-    const Correction correction{rows + kq, row_stride,
-                                reinterpret_cast<const int32_t*>(packed + kq * kI8PanelCols)};
+    const Correction correction{
+        rows + kq, row_stride, reinterpret_cast<const int32_t*>(packed + kq * kI8PanelCols),
+        shared_zero_point != nullptr, shared_zero_point ? *shared_zero_point : 0};
     const Correction* first = k0 == 0 ? &correction : nullptr;
     const uint8_t* block = packed + k0 * kI8PanelCols;
     if (valid == 1) {
@@ -184,13 +196,23 @@ void PackPanelsQuads(const void* src_data, DType dtype, int64_t k, int64_t n, in
 
 void GemmQuads(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t* panels,
                int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo) {
+  if (rows_count <= 0) return;
   const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k);
+  // The rows' zero point when they all have one (after each row's bytes and sum).
+  int32_t zero_point = 0;
+  std::memcpy(&zero_point, rows + kq + 4, sizeof(zero_point));
+  bool shared = true;
+  for (int64_t r = 1; r < rows_count && shared; ++r) {
+    int32_t z;
+    std::memcpy(&z, rows + r * row_stride + kq + 4, sizeof(z));
+    shared = z == zero_point;
+  }
   for (int64_t k0 = 0; k0 < kq; k0 += kDepthBlock) {
     const int64_t kc = std::min(kDepthBlock, kq - k0);
     for (int64_t r = 0; r < rows_count; r += kTileRows) {
       const int valid = static_cast<int>(std::min<int64_t>(kTileRows, rows_count - r));
       RowBlock(k, k0, kc, rows + r * row_stride, valid, panels, panel_begin, panel_end, n_total,
-               out + r * ldo, ldo);
+               out + r * ldo, ldo, shared ? &zero_point : nullptr);
     }
   }
 }
