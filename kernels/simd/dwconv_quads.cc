@@ -63,6 +63,51 @@ void FillPadded(const DepthwiseQuadsShape& s, const uint8_t* x, Flip flip, uint8
   }
 }
 
+// What every block of four outputs reads: the tap shuffle, the step between kernel rows, each
+// kernel row's weights, the ones that sum the window (zw != 0) and the zero points' constant.
+struct Taps {
+  v128_t shuffle;
+  int64_t row_step;
+  const v128_t* row_weights;
+  v128_t ones;
+  int32_t w_zero;
+  v128_t constant;
+};
+
+// Four outputs from `base`: a dot per kernel row (kRows of them, or taps.rows when 0), and the
+// window's sum times zw when kWeightZeroPoint (zw != 0).
+template <int kRows, bool kWeightZeroPoint>
+inline v128_t FourOutputs(const uint8_t* base, int rows, const Taps& t) {
+  const int count = kRows ? kRows : rows;
+  v128_t acc = t.constant, sums = wasm_i32x4_splat(0);
+  for (int kh = 0; kh < count; ++kh) {
+    const v128_t taps = SwizzleInRange(wasm_v128_load(base + kh * t.row_step), t.shuffle);
+    acc = DotAdd(t.row_weights[kh], taps, acc);
+    if (kWeightZeroPoint) sums = DotAdd(t.ones, taps, sums);
+  }
+  if (!kWeightZeroPoint) return acc;
+  return wasm_i32x4_sub(acc, wasm_i32x4_mul(wasm_i32x4_splat(t.w_zero), sums));
+}
+
+template <int kRows, bool kWeightZeroPoint>
+void OutputRows(const DepthwiseQuadsShape& s, const uint8_t* padded, const Taps& t, int32_t* out) {
+  const int rows = static_cast<int>(s.h.kernel);
+  for (int64_t oh = 0; oh < s.h.out; ++oh) {
+    const uint8_t* row = padded + oh * s.h.stride * s.padded_cols;
+    int32_t* dst = out + oh * s.w.out;
+    int64_t ow = 0;
+    for (; ow + kOutputs <= s.w.out; ow += kOutputs) {
+      const v128_t four = FourOutputs<kRows, kWeightZeroPoint>(row + ow * s.w.stride, rows, t);
+      wasm_v128_store(dst + ow, four);
+    }
+    if (ow == s.w.out) continue;
+    int32_t lanes[kOutputs];
+    const v128_t last = FourOutputs<kRows, kWeightZeroPoint>(row + ow * s.w.stride, rows, t);
+    wasm_v128_store(lanes, last);
+    std::memcpy(dst + ow, lanes, sizeof(int32_t) * (s.w.out - ow));
+  }
+}
+
 }  // namespace
 
 void DepthwiseQuads(const DepthwiseQuadsShape& s, const uint8_t* x, DType x_type, int32_t zx,
@@ -92,29 +137,14 @@ void DepthwiseQuads(const DepthwiseQuadsShape& s, const uint8_t* x, DType x_type
   const int64_t taps = int64_t{rows} * width;
   const v128_t constant =
       wasm_i32x4_splat(WrapToInt32(taps * x_zero * int64_t{w_zero} - int64_t{x_zero} * weight_sum));
-  const v128_t w_zero_v = wasm_i32x4_splat(w_zero);
-  const int64_t row_step = s.h.dilation * s.padded_cols;
-  for (int64_t oh = 0; oh < s.h.out; ++oh) {
-    const uint8_t* row = padded + oh * s.h.stride * s.padded_cols;
-    for (int64_t ow = 0; ow < s.w.out; ow += kOutputs) {
-      const uint8_t* base = row + ow * s.w.stride;
-      v128_t acc = wasm_i32x4_splat(0), sums = acc;
-      for (int kh = 0; kh < rows; ++kh) {
-        const v128_t taps_v = wasm_i8x16_swizzle(wasm_v128_load(base + kh * row_step), shuffle);
-        acc = DotAdd(row_weights[kh], taps_v, acc);
-        if (w_zero != 0) sums = DotAdd(ones, taps_v, sums);
-      }
-      acc = wasm_i32x4_add(acc, constant);
-      if (w_zero != 0) acc = wasm_i32x4_sub(acc, wasm_i32x4_mul(w_zero_v, sums));
-      int32_t* dst = out + oh * s.w.out + ow;
-      if (ow + kOutputs <= s.w.out) {
-        wasm_v128_store(dst, acc);
-      } else {
-        int32_t lanes[kOutputs];
-        wasm_v128_store(lanes, acc);
-        std::memcpy(dst, lanes, sizeof(int32_t) * (s.w.out - ow));
-      }
-    }
+  const Taps taps_of{shuffle, s.h.dilation * s.padded_cols, row_weights, ones, w_zero, constant};
+  // 3 x 3 kernels, nearly all of them, with the kernel rows unrolled and their weights held.
+  if (rows == 3 && w_zero == 0) {
+    OutputRows<3, false>(s, padded, taps_of, out);
+  } else if (rows == 3) {
+    OutputRows<3, true>(s, padded, taps_of, out);
+  } else {
+    OutputRows<0, true>(s, padded, taps_of, out);
   }
 }
 

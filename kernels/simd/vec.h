@@ -63,6 +63,18 @@ inline f32x4 MulAdd(f32x4 acc, f32x4 a, f32x4 b) {
   return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b));
 #endif
 }
+// The bytes of v at `indices`, every index below 16: the relaxed builds' i8x16.relaxed_swizzle
+// is then exact and one pshufb on x86, where i8x16.swizzle adds a saturating add to zero the
+// lanes of larger indices.
+inline v128_t SwizzleInRange(v128_t v, v128_t indices) {
+#ifdef __wasm_relaxed_simd__
+  using i8x16 = signed char __attribute__((vector_size(16)));
+  return reinterpret_cast<v128_t>(__builtin_wasm_relaxed_swizzle_i8x16(
+      reinterpret_cast<i8x16>(v), reinterpret_cast<i8x16>(indices)));
+#else
+  return wasm_i8x16_swizzle(v, indices);
+#endif
+}
 // Pseudo-min/max, one maxps/minps on x86 (f32x4.max/min are several instructions there):
 // PMax(a, b) = a < b ? b : a, PMin(a, b) = b < a ? b : a.
 inline f32x4 PMax(f32x4 a, f32x4 b) {
