@@ -68,16 +68,13 @@ bool SpinUntil(Ready ready) {
 }
 
 void ThreadPool::Work(int slot) {
-  for (int i = 0; i < share_count_; ++i) {
-    Share& share = shares_[(slot + i) % share_count_];
-    for (;;) {
-      const int64_t task = share.next.fetch_add(1, std::memory_order_relaxed);
-      if (task >= share.end) break;
-      (*fn_)(task, slot);
-      if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == tasks_) {
-        std::lock_guard<std::mutex> lock(mutex_);  // the caller may be parked on done_
-        done_.notify_all();
-      }
+  for (;;) {
+    const int64_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
+    if (task >= tasks_) return;
+    (*fn_)(task, slot);
+    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == tasks_) {
+      std::lock_guard<std::mutex> lock(mutex_);  // the caller may be parked on done_
+      done_.notify_all();
     }
   }
 }
@@ -126,11 +123,7 @@ void ThreadPool::Run(int threads, int64_t tasks, const TaskFn& fn) {
   EnsureWorkers(helpers);
   fn_ = &fn;
   tasks_ = tasks;
-  share_count_ = std::min(helpers + 1, kMaxShares);
-  for (int s = 0; s < share_count_; ++s) {
-    shares_[s].next.store(tasks * s / share_count_, std::memory_order_relaxed);
-    shares_[s].end = tasks * (s + 1) / share_count_;
-  }
+  next_task_.store(0);
   finished_.store(0);
   participants_ = helpers;
   joined_ = 0;

@@ -54,17 +54,7 @@ class ThreadPool {
   // admits; Run does not return (or start another job) while one of them is still in Work.
   const TaskFn* fn_ = nullptr;
   int64_t tasks_ = 0;
-  // Each participant's share of the tasks, a contiguous range: it takes its own first, in
-  // order, then what is left of the others'. Consecutive jobs split alike give a thread the
-  // outputs it wrote last time (in its cache, not the other core's); a late thread's share is
-  // taken by the others.
-  static constexpr int kMaxShares = 16;
-  struct alignas(64) Share {
-    std::atomic<int64_t> next{0};
-    int64_t end = 0;
-  };
-  Share shares_[kMaxShares];
-  int share_count_ = 1;
+  std::atomic<int64_t> next_task_{0};
   std::atomic<int64_t> finished_{0};
   std::atomic<int> active_{0};  // workers inside Work
   int participants_ = 0;        // workers allowed to join the current job (mutex_)
