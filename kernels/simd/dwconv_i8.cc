@@ -53,37 +53,65 @@ void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtyp
   }
 }
 
+namespace {
+
+// Eight outputs from `at`: the sum over taps of the tap's eight values times its weight. kTaps
+// taps (or `taps` when 0), their offsets from `at` and their weights as splat vectors.
+template <int kTaps>
+inline void EightOutputs(const int16_t* at, int taps, const int64_t* offset, const v128_t* weight,
+                         v128_t* lo, v128_t* hi) {
+  const int count = kTaps ? kTaps : taps;
+  v128_t sum_lo = wasm_i32x4_splat(0), sum_hi = sum_lo;
+  for (int t = 0; t < count; ++t) {
+    const v128_t x = wasm_v128_load(at + offset[t]);
+    sum_lo = wasm_i32x4_add(sum_lo, wasm_i32x4_extmul_low_i16x8(x, weight[t]));
+    sum_hi = wasm_i32x4_add(sum_hi, wasm_i32x4_extmul_high_i16x8(x, weight[t]));
+  }
+  *lo = sum_lo, *hi = sum_hi;
+}
+
+template <int kTaps>
+void OutputRows(const DepthwiseI8Shape& s, const int16_t* planes, int taps, const int64_t* offset,
+                const v128_t* weight, int32_t* out) {
+  for (int64_t oh = 0; oh < s.h.out; ++oh) {
+    const int16_t* row = planes + oh * s.h.stride * s.phase_cols;
+    int32_t* dst = out + oh * s.w.out;
+    int64_t ow = 0;
+    v128_t lo, hi;
+    for (; ow + 8 <= s.w.out; ow += 8) {
+      EightOutputs<kTaps>(row + ow, taps, offset, weight, &lo, &hi);
+      wasm_v128_store(dst + ow, lo);
+      wasm_v128_store(dst + ow + 4, hi);
+    }
+    if (ow == s.w.out) continue;
+    EightOutputs<kTaps>(row + ow, taps, offset, weight, &lo, &hi);
+    int32_t tile[8];
+    wasm_v128_store(tile, lo);
+    wasm_v128_store(tile + 4, hi);
+    std::memcpy(dst + ow, tile, sizeof(int32_t) * (s.w.out - ow));
+  }
+}
+
+}  // namespace
+
 void DepthwiseI16(const DepthwiseI8Shape& s, const int16_t* planes, const int16_t* weights,
                   int32_t* out) {
-  // Each tap's offset from an output row's first column: phase plane, row and column.
+  // Each tap's offset from an output row's first column (phase plane, row and column), and its
+  // weight splat once for the whole plane.
   const int taps = static_cast<int>(s.h.kernel * s.w.kernel);
   int64_t offset[kMaxDepthwiseI8Taps];
+  v128_t weight[kMaxDepthwiseI8Taps];
   for (int t = 0; t < taps; ++t) {
     const int64_t kh = t / s.w.kernel, padded = (t % s.w.kernel) * s.w.dilation;
     offset[t] = (padded % s.w.stride) * s.phase_rows * s.phase_cols +
                 kh * s.h.dilation * s.phase_cols + padded / s.w.stride;
+    weight[t] = wasm_i16x8_splat(weights[t]);
   }
-  for (int64_t oh = 0; oh < s.h.out; ++oh) {
-    const int16_t* row = planes + oh * s.h.stride * s.phase_cols;
-    for (int64_t ow = 0; ow < s.w.out; ow += 8) {
-      v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
-      for (int t = 0; t < taps; ++t) {
-        const v128_t x = wasm_v128_load(row + offset[t] + ow);
-        const v128_t w = wasm_i16x8_splat(weights[t]);
-        lo = wasm_i32x4_add(lo, wasm_i32x4_extmul_low_i16x8(x, w));
-        hi = wasm_i32x4_add(hi, wasm_i32x4_extmul_high_i16x8(x, w));
-      }
-      int32_t* dst = out + oh * s.w.out + ow;
-      if (ow + 8 <= s.w.out) {
-        wasm_v128_store(dst, lo);
-        wasm_v128_store(dst + 4, hi);
-      } else {
-        int32_t tile[8];
-        wasm_v128_store(tile, lo);
-        wasm_v128_store(tile + 4, hi);
-        std::memcpy(dst, tile, sizeof(int32_t) * (s.w.out - ow));
-      }
-    }
+  // 3 x 3 kernels, nearly all of them, with the tap loop unrolled.
+  if (taps == 9) {
+    OutputRows<9>(s, planes, taps, offset, weight, out);
+  } else {
+    OutputRows<0>(s, planes, taps, offset, weight, out);
   }
 }
 
