@@ -54,6 +54,35 @@ void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint
   for (; i < n; ++i) y[i] = static_cast<uint8_t>(quant::Saturate(x[i] / scale, zero_point, 0, 255));
 }
 
+void DequantizeBytes(const uint8_t* x, int64_t n, bool is_signed, int32_t zero_point, float scale,
+                     float* y) {
+  const v128_t zp = wasm_i32x4_splat(zero_point);
+  const f32x4 scale_v = Splat(scale);
+  auto four = [&](v128_t ints, float* to) {
+    Store(to, Mul(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(ints, zp)), scale_v));
+  };
+  int64_t i = 0;
+  WEBNX_NO_UNROLL
+  for (; i + 16 <= n; i += 16) {
+    const v128_t bytes = wasm_v128_load(x + i);
+    const v128_t lo =
+        is_signed ? wasm_i16x8_extend_low_i8x16(bytes) : wasm_u16x8_extend_low_u8x16(bytes);
+    const v128_t hi =
+        is_signed ? wasm_i16x8_extend_high_i8x16(bytes) : wasm_u16x8_extend_high_u8x16(bytes);
+    four(is_signed ? wasm_i32x4_extend_low_i16x8(lo) : wasm_u32x4_extend_low_u16x8(lo), y + i);
+    four(is_signed ? wasm_i32x4_extend_high_i16x8(lo) : wasm_u32x4_extend_high_u16x8(lo),
+         y + i + 4);
+    four(is_signed ? wasm_i32x4_extend_low_i16x8(hi) : wasm_u32x4_extend_low_u16x8(hi), y + i + 8);
+    four(is_signed ? wasm_i32x4_extend_high_i16x8(hi) : wasm_u32x4_extend_high_u16x8(hi),
+         y + i + 12);
+  }
+  WEBNX_PLAIN_LOOP
+  for (; i < n; ++i) {
+    const int32_t v = is_signed ? static_cast<int8_t>(x[i]) : x[i];
+    y[i] = static_cast<float>(v - zero_point) * scale;
+  }
+}
+
 void DequantizeRowToU8(const int32_t* acc, int64_t n, const DequantizeArgs& args, float scale,
                        int32_t zero_point, uint8_t* y) {
   // No bias adds -0, which changes no value (not even -0): one loop for both.

@@ -38,6 +38,11 @@ void RangeWithZero(const float* x, int64_t n, float* lo, float* hi);
 // point.
 void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint8_t* y);
 
+// y[i] = float(x[i] - zero_point) * scale for n bytes x, read as int8 when `is_signed`, else
+// uint8: DequantizeLinear's arithmetic (the difference is exact in float32).
+void DequantizeBytes(const uint8_t* x, int64_t n, bool is_signed, int32_t zero_point, float scale,
+                     float* y);
+
 // DequantizeRow then QuantizeU8 by (scale, zero_point), bitwise as the two in turn, without
 // the float32 row leaving registers: a quantized product handing 8-bit values to the next.
 // For one channel's row: args has one scale, at most one bias and no addend.

@@ -248,6 +248,24 @@ TEST(GemmI8, DequantizeRowToU8IsDequantizeThenQuantize) {
   }
 }
 
+// DequantizeBytes against DequantizeLinear's scalar arithmetic, both signednesses, odd lengths.
+TEST(GemmI8, DequantizeBytesIsDequantizeLinear) {
+  std::mt19937 rng(31);
+  for (int64_t n : {1, 15, 16, 17, 100, 333}) {
+    const std::vector<uint8_t> x = RandomBytes(rng, n);
+    for (bool is_signed : {false, true}) {
+      for (int32_t zero_point : {0, 3, is_signed ? -128 : 255}) {
+        std::vector<float> got(n);
+        simd::DequantizeBytes(x.data(), n, is_signed, zero_point, 0.037f, got.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const int32_t v = is_signed ? static_cast<int8_t>(x[i]) : x[i];
+          EXPECT_EQ(got[i], static_cast<float>(v - zero_point) * 0.037f) << i;
+        }
+      }
+    }
+  }
+}
+
 // RequantizeRowToU8 (one clamp, the quotient a product unless it could round otherwise) gives
 // DequantizeRowToU8's bytes: ties at every odd sum, random layer-like scales over the whole
 // range, clamps that meet the uint8 range, lie inside it or miss it on either side.
