@@ -62,6 +62,19 @@ class QuantizeLinearKernel final : public Kernel {
     const Tensor& scale = ctx.input(1);
     const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     Tensor& y = ctx.output(0);
+    if (x.dtype == DType::kFloat32 && (out_ == DType::kUint8 || out_ == DType::kInt8) &&
+        layout_.block == 0) {  // to 8 bits, a scale per tensor or per axis: in SIMD runs
+      int64_t e = 0;
+      for (int64_t o = 0; o < layout_.outer; ++o) {
+        for (int64_t d = 0; d < layout_.dim; ++d, e += layout_.inner) {
+          const int64_t p = layout_.ParamIndex(o, d, 0);
+          simd::QuantizeBytes(x.ptr<float>() + e, layout_.inner, quant::ScaleAt(scale, p),
+                              zp ? quant::IntegerAt(*zp, p) : 0, out_ == DType::kInt8,
+                              static_cast<uint8_t*>(y.data) + e);
+        }
+      }
+      return Status::Ok();
+    }
     int32_t lo = 0, hi = 0;
     quant::QuantRange(out_, &lo, &hi);
     ForEachElement(layout_, [&](int64_t p, int64_t e) {

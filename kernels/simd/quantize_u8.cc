@@ -39,19 +39,23 @@ inline void StoreFourBytes(v128_t q, uint8_t* out) {
   std::memcpy(out, &bytes, 4);
 }
 
-void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint8_t* y) {
+void QuantizeBytes(const float* x, int64_t n, float scale, int32_t zero_point, bool is_signed,
+                   uint8_t* y) {
+  const int32_t q_lo = is_signed ? -128 : 0, q_hi = is_signed ? 127 : 255;
   const f32x4 scale_v = Splat(scale);
-  const f32x4 lo = Splat(-static_cast<float>(zero_point));
-  const f32x4 hi = Splat(255.f - static_cast<float>(zero_point));
+  const f32x4 lo = Splat(static_cast<float>(q_lo - zero_point));
+  const f32x4 hi = Splat(static_cast<float>(q_hi - zero_point));
   const v128_t zp = wasm_i32x4_splat(zero_point);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     v128_t q[4];
     for (int j = 0; j < 4; ++j) q[j] = RoundSaturate(Div(Load(x + i + 4 * j), scale_v), lo, hi, zp);
-    StoreBytes(q, false, y + i);
+    StoreBytes(q, is_signed, y + i);
   }
   WEBNX_PLAIN_LOOP
-  for (; i < n; ++i) y[i] = static_cast<uint8_t>(quant::Saturate(x[i] / scale, zero_point, 0, 255));
+  for (; i < n; ++i) {
+    y[i] = static_cast<uint8_t>(quant::Saturate(x[i] / scale, zero_point, q_lo, q_hi));
+  }
 }
 
 void DequantizeBytes(const uint8_t* x, int64_t n, bool is_signed, int32_t zero_point, float scale,

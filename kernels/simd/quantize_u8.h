@@ -34,9 +34,13 @@ inline void StoreBytes(const v128_t* q, bool is_signed, uint8_t* out) {
 // The lowest and highest value of x[0, n) and 0.
 void RangeWithZero(const float* x, int64_t n, float* lo, float* hi);
 
-// y[i] = saturate(round_half_even(x[i] / scale) + zero_point) in [0, 255]; NaN gives the zero
-// point.
-void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint8_t* y);
+// y[i] = saturate(round_half_even(x[i] / scale) + zero_point) in [0, 255], or as int8 in
+// [-128, 127] when `is_signed`; NaN gives the zero point.
+void QuantizeBytes(const float* x, int64_t n, float scale, int32_t zero_point, bool is_signed,
+                   uint8_t* y);
+inline void QuantizeU8(const float* x, int64_t n, float scale, int32_t zero_point, uint8_t* y) {
+  QuantizeBytes(x, n, scale, zero_point, false, y);
+}
 
 // y[i] = float(x[i] - zero_point) * scale for n bytes x, read as int8 when `is_signed`, else
 // uint8: DequantizeLinear's arithmetic (the difference is exact in float32).

@@ -217,6 +217,16 @@ TEST(GemmI8, QuantizeU8RoundsAndSaturatesAsTheScalarFormula) {
         ASSERT_EQ(q[i], quant::Saturate(x[i] / scale, zp, 0, 255)) << x[i] << " zp " << zp;
     }
   }
+  // The same to int8 (QuantizeLinear's SIMD runs), the tail past the last 16 values included.
+  x.resize(x.size() - 5);
+  for (int32_t zp : {-128, -1, 0, 77, 127}) {
+    std::vector<uint8_t> q(x.size());
+    simd::QuantizeBytes(x.data(), static_cast<int64_t>(x.size()), 0.5f, zp, true, q.data());
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(static_cast<int8_t>(q[i]), quant::Saturate(x[i] / 0.5f, zp, -128, 127))
+          << x[i] << " zp " << zp;
+    }
+  }
 }
 
 // The 8-bit handoff between QDQ products: bitwise DequantizeRow then QuantizeU8, over lengths
