@@ -70,13 +70,40 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
 
 void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
              const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo) {
+  const int64_t count = simd::ColumnPanels(n), threads = ctx.threads();
+  // Chunks of panels small enough that every thread gets several; where the columns give too
+  // few (the small planes of a network's last layers), the rows are split too, in whole tiles.
+  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, count / (4 * threads)));
+  const int64_t column_tasks = (count + chunk - 1) / chunk, tiles = (rows + 3) / 4;
+  const int64_t row_tasks = threads > 1 && column_tasks < 4 * threads
+                                ? std::min(tiles, (4 * threads + column_tasks - 1) / column_tasks)
+                                : 1;
+  const int64_t rows_per_task = (tiles + row_tasks - 1) / row_tasks * 4;
+  const int64_t row_bytes = simd::RowStrideBytes(form, k);
+  ctx.ParallelFor(column_tasks * row_tasks, [&](int64_t task, int) {
+    const int64_t begin = task / row_tasks * chunk, end = std::min(count, begin + chunk);
+    const int64_t row0 = task % row_tasks * rows_per_task;
+    if (row0 >= rows) return;
+    simd::Gemm(form, std::min(rows_per_task, rows - row0), k,
+               static_cast<const uint8_t*>(packed_rows) + row0 * row_bytes, panels, begin, end, n,
+               out + row0 * ldo, ldo);
+  });
+}
+
+void PackPanelsParallel(const RunContext& ctx, simd::I8Form form, const void* src, DType dtype,
+                        int64_t k, int64_t n, int64_t stride, simd::ZeroPoints zero_points,
+                        void* dst) {
+  // Chunks of 32 panels: packing a column runs over all k, a few columns are enough work.
+  constexpr int64_t kPanelsPerTask = 32;
   const int64_t count = simd::ColumnPanels(n);
-  // Chunks of panels small enough that every thread gets several.
-  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, count / (4 * ctx.threads())));
-  const int64_t tasks = (count + chunk - 1) / chunk;
-  ctx.ParallelFor(tasks, [&](int64_t task, int) {
-    const int64_t begin = task * chunk, end = std::min(count, begin + chunk);
-    simd::Gemm(form, rows, k, packed_rows, panels, begin, end, n, out, ldo);
+  const int64_t panel_bytes = simd::PanelsBytes(form, k, simd::kI8PanelCols);
+  ctx.ParallelFor((count + kPanelsPerTask - 1) / kPanelsPerTask, [&](int64_t task, int) {
+    const int64_t n0 = task * kPanelsPerTask * simd::kI8PanelCols;
+    const int64_t columns = std::min(n - n0, kPanelsPerTask * simd::kI8PanelCols);
+    simd::ZeroPoints zp = zero_points;
+    if (zp.per_index) zp.per_index += n0;
+    simd::PackPanels(form, static_cast<const uint8_t*>(src) + n0, dtype, k, columns, stride, zp,
+                     static_cast<uint8_t*>(dst) + task * kPanelsPerTask * panel_bytes);
   });
 }
 

@@ -37,6 +37,11 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
 void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
              const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo);
 
+// simd::PackPanels of a K x N matrix, the panels split among threads.
+void PackPanelsParallel(const RunContext& ctx, simd::I8Form form, const void* src, DType dtype,
+                        int64_t k, int64_t n, int64_t stride, simd::ZeroPoints zero_points,
+                        void* dst);
+
 // What follows the product on columns [begin, end) of every row, on the thread that computed
 // them: their sums, rows `ld` apart, are in that thread's scratch and in its cache (borrowed,
 // core/function_ref.h).
