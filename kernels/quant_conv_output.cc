@@ -54,7 +54,7 @@ void ConvOutput::PrepareDequantize(const Dequantize& args) {
   if (!quantize_) return;
   y_scale_ = ScaleAt(*args.y_scale, 0);
   zero_point_ = IntegerAt(*args.y_zero_point, 0);
-  // Where no value can be NaN, simd::RequantizeRowToU8's one clamp gives the same bytes.
+  // Where no value can be NaN, simd::RequantizeRowsToU8's one clamp gives the same bytes.
   one_clamp_ = std::isfinite(y_scale_) && y_scale_ > 0.f && std::isfinite(1.f / y_scale_) &&
                (!clamp_ || lo_ <= hi_);
   for (size_t c = 0; c < factors_.size() && one_clamp_; ++c)
@@ -65,18 +65,24 @@ void ConvOutput::PrepareDequantize(const Dequantize& args) {
 
 void ConvOutput::Write(const int32_t* sums, int64_t sums_ld, int64_t plane, int64_t first_out,
                        int64_t oc0, int64_t count, Columns columns, Tensor* y) const {
+  if (quantize_ && one_clamp_) {  // every row in one call: its constants set up once
+    const simd::RequantizeRows rows{sums,
+                                    sums_ld,
+                                    &factors_[oc0],
+                                    has_bias_ ? &biases_[oc0] : nullptr,
+                                    y->ptr<uint8_t>() + first_out * plane + columns.begin,
+                                    plane,
+                                    count,
+                                    columns.size()};
+    simd::RequantizeRowsToU8(rows, y_scale_, quotient_lo_, quotient_hi_, zero_point_);
+    return;
+  }
   for (int64_t i = 0; i < count; ++i) {
     const int64_t oc = oc0 + i, at = (first_out + i) * plane + columns.begin;
     const int32_t* row = sums + i * sums_ld;
     if (requantize_) {
       simd::RequantizeRow(row, columns.size(), int_biases_[oc], &factors_[oc], true, zero_point_,
                           y->dtype, static_cast<uint8_t*>(y->data) + at);
-      continue;
-    }
-    if (quantize_ && one_clamp_) {
-      simd::RequantizeRowToU8(row, columns.size(), factors_[oc], has_bias_ ? biases_[oc] : -0.f,
-                              y_scale_, quotient_lo_, quotient_hi_, zero_point_,
-                              y->ptr<uint8_t>() + at);
       continue;
     }
     const simd::DequantizeArgs args{&factors_[oc],

@@ -53,16 +53,25 @@ void DequantizeBytes(const uint8_t* x, int64_t n, bool is_signed, int32_t zero_p
 void DequantizeRowToU8(const int32_t* acc, int64_t n, const DequantizeArgs& args, float scale,
                        int32_t zero_point, uint8_t* y);
 
-// DequantizeRowToU8's bytes in fewer steps, for a row whose scale and bias are finite and whose
-// quantizing scale and its reciprocal are positive and finite, so that no value is NaN:
+// DequantizeRowToU8's bytes in fewer steps, for rows whose scales and biases are finite and
+// whose quantizing scale and its reciprocal are positive and finite, so that no value is NaN:
 // division keeps order, so the clamp before quantizing and the saturation after it are one
 // clamp of the quotient, to [lo, hi] of QuotientBounds, and the quotient is a product unless
-// that could round otherwise. Bitwise DequantizeRowToU8's, with args.scale[0] = row_scale,
-// args.bias[0] = bias (-0.f for none) and no addend.
-void RequantizeRowToU8(const int32_t* acc, int64_t n, float row_scale, float bias, float scale,
-                       float lo, float hi, int32_t zero_point, uint8_t* y);
+// that could round otherwise. Row r is bitwise DequantizeRowToU8's with args.scale[0] =
+// row_scales[r], args.bias[0] = row_biases[r] (-0.f for none) and no addend.
+struct RequantizeRows {
+  const int32_t* acc;
+  int64_t acc_ld;  // row r's n sums at acc + r * acc_ld
+  const float* row_scales;
+  const float* row_biases;  // may be null
+  uint8_t* y;
+  int64_t y_ld;  // row r's n bytes at y + r * y_ld
+  int64_t rows, n;
+};
+void RequantizeRowsToU8(const RequantizeRows& rows, float scale, float lo, float hi,
+                        int32_t zero_point);
 
-// The one clamp of RequantizeRowToU8: the clamp [clamp_lo, clamp_hi] (clamp_lo <= clamp_hi,
+// The one clamp of RequantizeRowsToU8: the clamp [clamp_lo, clamp_hi] (clamp_lo <= clamp_hi,
 // infinite for none) divided by `scale`, met with the uint8 range less the zero point.
 void QuotientBounds(float clamp_lo, float clamp_hi, float scale, int32_t zero_point, float* lo,
                     float* hi);

@@ -276,10 +276,10 @@ TEST(GemmI8, DequantizeBytesIsDequantizeLinear) {
   }
 }
 
-// RequantizeRowToU8 (one clamp, the quotient a product unless it could round otherwise) gives
+// RequantizeRowsToU8 (one clamp, the quotient a product unless it could round otherwise) gives
 // DequantizeRowToU8's bytes: ties at every odd sum, random layer-like scales over the whole
 // range, clamps that meet the uint8 range, lie inside it or miss it on either side.
-TEST(GemmI8, RequantizeRowToU8IsDequantizeRowToU8) {
+TEST(GemmI8, RequantizeRowsToU8IsDequantizeRowToU8) {
   std::mt19937 rng(29);
   std::uniform_int_distribution<int32_t> sums(-40000, 40000);
   std::uniform_real_distribution<float> unit(0.f, 1.f);
@@ -308,14 +308,27 @@ TEST(GemmI8, RequantizeRowToU8IsDequantizeRowToU8) {
     }
     for (auto [lo, hi] : clamps) {
       const bool clamp = std::isfinite(lo);
-      const simd::DequantizeArgs args{&dequantize_scale, true, &bias, true, nullptr, clamp, lo, hi};
       float q_lo = 0.f, q_hi = 0.f;
       simd::QuotientBounds(lo, hi, scale, zero_point, &q_lo, &q_hi);
-      std::vector<uint8_t> want(n), got(n);
-      simd::DequantizeRowToU8(acc.data(), n, args, scale, zero_point, want.data());
-      simd::RequantizeRowToU8(acc.data(), n, dequantize_scale, bias, scale, q_lo, q_hi, zero_point,
-                              got.data());
-      ASSERT_EQ(want, got) << "trial " << trial << ", clamp [" << lo << ", " << hi << "]";
+      // Two rows in one call, strided, the second with a scale and a bias of its own.
+      const float row_scales[2] = {dequantize_scale, dequantize_scale * 1.5f};
+      const float row_biases[2] = {bias, bias + 0.25f};
+      std::vector<int32_t> rows_acc(2 * (n + 5));
+      std::copy(acc.begin(), acc.end(), rows_acc.begin());
+      std::copy(acc.begin(), acc.end(), rows_acc.begin() + n + 5);
+      std::vector<uint8_t> got(2 * (n + 3));
+      const simd::RequantizeRows rows{rows_acc.data(), n + 5, row_scales, row_biases,
+                                      got.data(),      n + 3, 2,          n};
+      simd::RequantizeRowsToU8(rows, scale, q_lo, q_hi, zero_point);
+      for (int r = 0; r < 2; ++r) {
+        const simd::DequantizeArgs args{
+            &row_scales[r], true, &row_biases[r], true, nullptr, clamp, lo, hi};
+        std::vector<uint8_t> want(n);
+        simd::DequantizeRowToU8(acc.data(), n, args, scale, zero_point, want.data());
+        ASSERT_EQ(want,
+                  std::vector<uint8_t>(got.begin() + r * (n + 3), got.begin() + r * (n + 3) + n))
+            << "trial " << trial << ", row " << r << ", clamp [" << lo << ", " << hi << "]";
+      }
     }
   }
 }
