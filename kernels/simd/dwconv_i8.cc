@@ -18,6 +18,45 @@ DepthwiseI8Shape MakeDepthwiseI8Shape(const nn::WindowAxis& h, const nn::WindowA
   return s;
 }
 
+namespace {
+
+// One input row (w_in bytes) into the rows of phases 0 and 1 (stride 2, `cols` columns each,
+// zeroed): column j of phase p is input column 2j + p - pad. Sixteen input bytes give both
+// phases eight columns: the even bytes are phase 0's, the odd ones phase 1's.
+void FillTwoPhases(const uint8_t* src, int64_t w_in, int64_t pad, int64_t cols, int flip,
+                   int offset, int16_t* dst0, int16_t* dst1) {
+  int64_t j0[2], j1[2];
+  for (int p = 0; p < 2; ++p) {
+    const int64_t first = p - pad;
+    j0[p] = first >= 0 ? 0 : (-first + 1) / 2;
+    j1[p] = std::min(cols, (w_in - first + 1) / 2);
+  }
+  const v128_t flip_v = wasm_i16x8_splat(static_cast<int16_t>(flip));
+  const v128_t offset_v = wasm_i16x8_splat(static_cast<int16_t>(offset));
+  const v128_t low_bytes = wasm_i16x8_splat(0xFF);
+  const int64_t v0 = std::max(j0[0], j0[1]), v1 = std::min(j1[0], j1[1]);
+  int64_t v = v0;  // [v0, v): both phases' columns from whole vectors, inside the row
+  WEBNX_NO_UNROLL
+  for (; v + 8 <= v1; v += 8) {
+    const v128_t bytes = wasm_v128_load(src + 2 * v - pad);
+    const v128_t even = wasm_v128_xor(wasm_v128_and(bytes, low_bytes), flip_v);
+    const v128_t odd = wasm_v128_xor(wasm_u16x8_shr(bytes, 8), flip_v);
+    wasm_v128_store(dst0 + v, wasm_i16x8_sub(even, offset_v));
+    wasm_v128_store(dst1 + v, wasm_i16x8_sub(odd, offset_v));
+  }
+  int16_t* dst[2] = {dst0, dst1};
+  for (int p = 0; p < 2; ++p) {
+    WEBNX_PLAIN_LOOP
+    for (int64_t j = j0[p]; j < j1[p]; ++j) {
+      if (j == v0 && v > v0) j = v;  // the vectors' columns are done
+      if (j >= j1[p]) break;
+      dst[p][j] = static_cast<int16_t>((src[2 * j + p - pad] ^ flip) - offset);
+    }
+  }
+}
+
+}  // namespace
+
 void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtype,
                      int32_t zero_point, int16_t* planes) {
   // A byte b is (b ^ flip) - flip as int8 (flip 0x80) or uint8 (flip 0): one xor, one subtract.
@@ -31,6 +70,11 @@ void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtyp
     const int64_t ih = r - s.h.pad_begin;
     if (ih < 0 || ih >= s.h.in) continue;  // padding rows stay 0
     const uint8_t* src = plane + ih * s.w.in;
+    if (stride == 2) {
+      FillTwoPhases(src, s.w.in, s.w.pad_begin, s.phase_cols, flip, offset,
+                    planes + r * s.phase_cols, planes + plane_size + r * s.phase_cols);
+      continue;
+    }
     for (int64_t p = 0; p < stride; ++p) {
       // Column j of phase p is input column j * stride + p - pad_begin: those inside the row.
       const int64_t first = p - s.w.pad_begin;

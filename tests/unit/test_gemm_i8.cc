@@ -14,6 +14,7 @@
 
 #include "kernels/quant_params.h"
 #include "kernels/simd/dot_i8.h"
+#include "kernels/simd/dwconv_i8.h"
 #include "kernels/simd/gemm_i8.h"
 #include "kernels/simd/quantize_u8.h"
 #include "tests/unit/op_runner.h"
@@ -252,6 +253,45 @@ TEST(GemmI8, DequantizeRowToU8IsDequantizeThenQuantize) {
           simd::QuantizeU8(row.data(), n, quantize_scale, 37, want.data());
           simd::DequantizeRowToU8(acc.data(), n, args, quantize_scale, 37, got.data());
           EXPECT_EQ(want, got) << "n " << n << ", clamp " << clamp;
+        }
+      }
+    }
+  }
+}
+
+// The int8 depthwise conv's phase planes, element by element, on rows wide enough for the
+// vector paths (stride 2 splits each 16 input bytes between the two phases): strides 1 to 3,
+// pads 0 to 3, both signednesses.
+TEST(GemmI8, PhasePlanesHoldEachInputColumnOnce) {
+  std::mt19937 rng(37);
+  for (int64_t stride : {1, 2, 3}) {
+    for (int64_t pad : {0, 1, 2, 3}) {
+      for (int64_t w_in : {16, 33, 40, 57}) {
+        nn::WindowAxis h, w;
+        h.in = 5, h.kernel = 3, h.stride = stride, h.pad_begin = h.pad_end = pad;
+        h.out = (h.in + 2 * pad - 3) / stride + 1;
+        w.in = w_in, w.kernel = 3, w.stride = stride, w.pad_begin = w.pad_end = pad;
+        w.out = (w.in + 2 * pad - 3) / stride + 1;
+        const simd::DepthwiseI8Shape shape = simd::MakeDepthwiseI8Shape(h, w);
+        const std::vector<uint8_t> x = RandomBytes(rng, h.in * w.in);
+        for (DType dtype : {DType::kUint8, DType::kInt8}) {
+          std::vector<int16_t> planes(shape.PlanesSize(), 777);
+          simd::FillPhasePlanes(shape, x.data(), dtype, 5, planes.data());
+          for (int64_t p = 0; p < stride; ++p) {
+            for (int64_t r = 0; r < shape.phase_rows; ++r) {
+              for (int64_t j = 0; j < shape.phase_cols; ++j) {
+                const int64_t ih = r - pad, iw = j * stride + p - pad;
+                int32_t want = 0;
+                if (ih >= 0 && ih < h.in && iw >= 0 && iw < w.in) {
+                  const uint8_t b = x[ih * w.in + iw];
+                  want = (dtype == DType::kInt8 ? static_cast<int8_t>(b) : b) - 5;
+                }
+                ASSERT_EQ(planes[(p * shape.phase_rows + r) * shape.phase_cols + j], want)
+                    << "stride " << stride << " pad " << pad << " w " << w_in << " phase " << p
+                    << " row " << r << " col " << j;
+              }
+            }
+          }
         }
       }
     }
