@@ -218,6 +218,30 @@ TEST(GemmI8, QuantizeU8RoundsAndSaturatesAsTheScalarFormula) {
         ASSERT_EQ(q[i], quant::Saturate(x[i] / scale, zp, 0, 255)) << x[i] << " zp " << zp;
     }
   }
+  // Random scales, values whose quotients lie within units in the last place of halves.
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  for (int trial = 0; trial < 200; ++trial) {
+    const float scale = std::pow(10.f, -3.f + 3.f * unit(rng));
+    std::vector<float> near_halves(64);
+    for (size_t i = 0; i < near_halves.size(); ++i) {
+      const float half = std::floor(unit(rng) * 300.f) - 150.f + 0.5f;
+      near_halves[i] = std::nextafter(half * scale, i % 2 ? INFINITY : -INFINITY);
+      for (size_t step = 0; step < i % 4; ++step)
+        near_halves[i] = std::nextafter(near_halves[i], i % 3 ? INFINITY : -INFINITY);
+    }
+    for (bool is_signed : {false, true}) {
+      const int32_t zp = is_signed ? -3 : 128;
+      std::vector<uint8_t> q(near_halves.size());
+      simd::QuantizeBytes(near_halves.data(), 64, scale, zp, is_signed, q.data());
+      for (size_t i = 0; i < q.size(); ++i) {
+        const int32_t got = is_signed ? static_cast<int8_t>(q[i]) : q[i];
+        ASSERT_EQ(got, quant::Saturate(near_halves[i] / scale, zp, is_signed ? -128 : 0,
+                                       is_signed ? 127 : 255))
+            << "scale " << scale << " x " << near_halves[i];
+      }
+    }
+  }
   // The same to int8 (QuantizeLinear's SIMD runs), the tail past the last 16 values included.
   x.resize(x.size() - 5);
   for (int32_t zp : {-128, -1, 0, 77, 127}) {
