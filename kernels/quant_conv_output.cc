@@ -55,8 +55,7 @@ void ConvOutput::PrepareDequantize(const Dequantize& args) {
   y_scale_ = ScaleAt(*args.y_scale, 0);
   zero_point_ = IntegerAt(*args.y_zero_point, 0);
   // Where no value can be NaN, simd::RequantizeRowsToU8's one clamp gives the same bytes.
-  one_clamp_ = std::isfinite(y_scale_) && y_scale_ > 0.f && std::isfinite(1.f / y_scale_) &&
-               (!clamp_ || lo_ <= hi_);
+  one_clamp_ = std::isfinite(y_scale_) && y_scale_ > 0.f && (!clamp_ || lo_ <= hi_);
   for (size_t c = 0; c < factors_.size() && one_clamp_; ++c)
     one_clamp_ = std::isfinite(factors_[c]) && std::isfinite(biases_[c]);
   simd::QuotientBounds(clamp_ ? lo_ : -INFINITY, clamp_ ? hi_ : INFINITY, y_scale_, zero_point_,

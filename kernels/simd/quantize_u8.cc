@@ -120,38 +120,21 @@ void QuotientBounds(float clamp_lo, float clamp_hi, float scale, int32_t zero_po
   if (*lo > *hi) *lo = *hi = a > d ? d : c;
 }
 
-// Multiplying by the scale's reciprocal instead of dividing by it (f32x4.div has a fraction of
-// a multiply's throughput) moves a quotient in [lo, hi] (|q| <= 255) by under 1e-4. That
-// changes the rounded integer only for a quotient within 1e-4 of a half: sixteen values with
-// one within kNearHalf of a half are divided as the spec says instead.
-constexpr float kNearHalf = 1.f / 1024;
-
 void RequantizeRowsToU8(const RequantizeRows& r, float scale, float lo, float hi,
                         int32_t zero_point) {
-  const f32x4 scale_v = Splat(scale), reciprocal = Splat(1.f / scale);
-  const f32x4 lo_v = Splat(lo), hi_v = Splat(hi);
+  const f32x4 scale_v = Splat(scale), lo_v = Splat(lo), hi_v = Splat(hi);
   const f32x4 magic = Splat(12582912.f);  // rounds half to even (RoundSaturate)
-  const f32x4 near = Splat(0.5f - kNearHalf);
   const v128_t offset = wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), wasm_i32x4_splat(zero_point));
   for (int64_t row = 0; row < r.rows; ++row) {
     const f32x4 row_scale = Splat(r.row_scales[row]);
     const f32x4 bias = Splat(r.row_biases ? r.row_biases[row] : -0.f);
     auto sixteen = [&](const int32_t* from, uint8_t* to) {
-      f32x4 v[4], rounded[4];
-      v128_t ambiguous = wasm_i32x4_splat(0);
-      for (int j = 0; j < 4; ++j) {
-        v[j] = Add(Mul(wasm_f32x4_convert_i32x4(wasm_v128_load(from + 4 * j)), row_scale), bias);
-        const f32x4 q = PMin(PMax(Mul(v[j], reciprocal), lo_v), hi_v);
-        rounded[j] = Add(q, magic);
-        const f32x4 off_integer = wasm_f32x4_abs(Sub(q, Sub(rounded[j], magic)));
-        ambiguous = wasm_v128_or(ambiguous, wasm_f32x4_gt(off_integer, near));
-      }
-      if (wasm_v128_any_true(ambiguous)) {
-        for (int j = 0; j < 4; ++j)
-          rounded[j] = Add(PMin(PMax(Div(v[j], scale_v), lo_v), hi_v), magic);
-      }
       v128_t q[4];
-      for (int j = 0; j < 4; ++j) q[j] = wasm_i32x4_sub(rounded[j], offset);
+      for (int j = 0; j < 4; ++j) {
+        const f32x4 v =
+            Add(Mul(wasm_f32x4_convert_i32x4(wasm_v128_load(from + 4 * j)), row_scale), bias);
+        q[j] = wasm_i32x4_sub(Add(PMin(PMax(Div(v, scale_v), lo_v), hi_v), magic), offset);
+      }
       StoreBytes(q, false, to);
     };
     const int32_t* acc = r.acc + row * r.acc_ld;

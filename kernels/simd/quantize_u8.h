@@ -54,11 +54,10 @@ void DequantizeRowToU8(const int32_t* acc, int64_t n, const DequantizeArgs& args
                        int32_t zero_point, uint8_t* y);
 
 // DequantizeRowToU8's bytes in fewer steps, for rows whose scales and biases are finite and
-// whose quantizing scale and its reciprocal are positive and finite, so that no value is NaN:
-// division keeps order, so the clamp before quantizing and the saturation after it are one
-// clamp of the quotient, to [lo, hi] of QuotientBounds, and the quotient is a product unless
-// that could round otherwise. Row r is bitwise DequantizeRowToU8's with args.scale[0] =
-// row_scales[r], args.bias[0] = row_biases[r] (-0.f for none) and no addend.
+// whose quantizing scale is positive and finite, so that no value is NaN: division keeps
+// order, so the clamp before quantizing and the saturation after it are one clamp of the
+// quotient, to [lo, hi] of QuotientBounds. Row r is bitwise DequantizeRowToU8's with
+// args.scale[0] = row_scales[r], args.bias[0] = row_biases[r] (-0.f for none) and no addend.
 struct RequantizeRows {
   const int32_t* acc;
   int64_t acc_ld;  // row r's n sums at acc + r * acc_ld

@@ -340,9 +340,9 @@ TEST(GemmI8, DequantizeBytesIsDequantizeLinear) {
   }
 }
 
-// RequantizeRowsToU8 (one clamp, the quotient a product unless it could round otherwise) gives
-// DequantizeRowToU8's bytes: ties at every odd sum, random layer-like scales over the whole
-// range, clamps that meet the uint8 range, lie inside it or miss it on either side.
+// RequantizeRowsToU8 (one clamp of the quotient) gives DequantizeRowToU8's bytes: ties at every
+// odd sum, random layer-like scales over the whole range, quotients within units in the last
+// place of halves, clamps that meet the uint8 range, lie inside it or miss it on either side.
 TEST(GemmI8, RequantizeRowsToU8IsDequantizeRowToU8) {
   std::mt19937 rng(29);
   std::uniform_int_distribution<int32_t> sums(-40000, 40000);
