@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/quant_params.h"
+#include "kernels/simd/quantize_u8.h"
 
 namespace webnx::quant {
 
@@ -87,6 +88,41 @@ void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
     simd::Gemm(form, std::min(rows_per_task, rows - row0), k,
                static_cast<const uint8_t*>(packed_rows) + row0 * row_bytes, panels, begin, end, n,
                out + row0 * ldo, ldo);
+  });
+}
+
+namespace {
+
+// Runs of x for the elementwise passes: at least 64 K values, at most 64 runs.
+constexpr int64_t kMaxRuns = 64;
+int64_t RunLength(int64_t n) {
+  return std::max<int64_t>(int64_t{1} << 16, (n + kMaxRuns - 1) / kMaxRuns);
+}
+
+}  // namespace
+
+void DynamicParamsParallel(const RunContext& ctx, const float* x, int64_t n, float* scale,
+                           int32_t* zero_point) {
+  const int64_t length = RunLength(n), runs = (n + length - 1) / length;
+  float lows[kMaxRuns], highs[kMaxRuns];
+  ctx.ParallelFor(runs, [&](int64_t run, int) {
+    const int64_t at = run * length;
+    simd::RangeWithZero(x + at, std::min(length, n - at), &lows[run], &highs[run]);
+  });
+  float lo = 0.f, hi = 0.f;  // as RangeWithZero meets each value: NaN never wins
+  for (int64_t run = 0; run < runs; ++run) {
+    lo = lows[run] < lo ? lows[run] : lo;
+    hi = hi < highs[run] ? highs[run] : hi;
+  }
+  DynamicParamsOfRange(lo, hi, scale, zero_point);
+}
+
+void QuantizeU8Parallel(const RunContext& ctx, const float* x, int64_t n, float scale,
+                        int32_t zero_point, uint8_t* y) {
+  const int64_t length = RunLength(n);
+  ctx.ParallelFor((n + length - 1) / length, [&](int64_t run, int) {
+    const int64_t at = run * length;
+    simd::QuantizeU8(x + at, std::min(length, n - at), scale, zero_point, y + at);
   });
 }
 

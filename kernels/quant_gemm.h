@@ -37,6 +37,14 @@ Status PackConstantOperand(const PlanContext& ctx, int input, int zp_input,
 void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
              const void* packed_rows, const void* panels, int64_t n, int32_t* out, int64_t ldo);
 
+// DynamicQuantizeLinear's scale and zero point of x (quant::DynamicParams), its range found on
+// the context's threads: a minimum and a maximum do not depend on the order.
+void DynamicParamsParallel(const RunContext& ctx, const float* x, int64_t n, float* scale,
+                           int32_t* zero_point);
+// simd::QuantizeU8 of x on the context's threads.
+void QuantizeU8Parallel(const RunContext& ctx, const float* x, int64_t n, float scale,
+                        int32_t zero_point, uint8_t* y);
+
 // simd::PackPanels of a K x N matrix, the panels split among threads.
 void PackPanelsParallel(const RunContext& ctx, simd::I8Form form, const void* src, DType dtype,
                         int64_t k, int64_t n, int64_t stride, simd::ZeroPoints zero_points,

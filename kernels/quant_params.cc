@@ -161,6 +161,10 @@ int32_t Saturate(float v, int32_t zero_point, int32_t lo, int32_t hi) {
 void DynamicParams(const float* x, int64_t n, float* scale, int32_t* zero_point) {
   float lo = 0.f, hi = 0.f;
   simd::RangeWithZero(x, n, &lo, &hi);
+  DynamicParamsOfRange(lo, hi, scale, zero_point);
+}
+
+void DynamicParamsOfRange(float lo, float hi, float* scale, int32_t* zero_point) {
   // An all-zero input has no range: scale 1 keeps the division defined (onnxruntime's choice).
   *scale = hi == lo ? 1.f : (hi - lo) / 255.f;
   *zero_point = Saturate(0.f - lo / *scale, 0, 0, 255);

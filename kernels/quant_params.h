@@ -52,6 +52,8 @@ void QuantRange(DType dtype, int32_t* lo, int32_t* hi);
 void StoreQuantized(Tensor& t, int64_t i, int32_t value);
 // DynamicQuantizeLinear's scale and zero point for x[0, n): its range (holding 0) over 255.
 void DynamicParams(const float* x, int64_t n, float* scale, int32_t* zero_point);
+// The same from the range [lo, hi] of x (with 0: simd::RangeWithZero's).
+void DynamicParamsOfRange(float lo, float hi, float* scale, int32_t* zero_point);
 // round-half-to-even(v) + zero_point, saturated to [lo, hi].
 int32_t Saturate(float v, int32_t zero_point, int32_t lo, int32_t hi);
 

@@ -116,12 +116,13 @@ class QuantizedConvKernel final : public Kernel {
     int32_t xz = ctx.has_input(in_.x_zp) ? quant::IntegerAt(ctx.input(in_.x_zp), 0) : 0;
     if (float_io()) {  // DynamicQuantizeLinear, or QuantizeLinear by x_scale and x_zp
       if (mode_ == ConvMode::kDynamic) {
-        quant::DynamicParams(x_in.ptr<float>(), x_in.numel(), &x_scale_, &xz);
+        quant::DynamicParamsParallel(ctx, x_in.ptr<float>(), x_in.numel(), &x_scale_, &xz);
       } else {
         x_scale_ = quant::ScaleAt(ctx.input(in_.x_scale), 0);
       }
       if (x_in.dtype == DType::kFloat32) {
-        simd::QuantizeU8(x_in.ptr<float>(), x_in.numel(), x_scale_, xz, x_q_.ptr<uint8_t>());
+        quant::QuantizeU8Parallel(ctx, x_in.ptr<float>(), x_in.numel(), x_scale_, xz,
+                                  x_q_.ptr<uint8_t>());
         x = x_q_.data, x_type = DType::kUint8;
       }
     }

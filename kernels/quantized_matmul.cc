@@ -99,12 +99,13 @@ class QuantizedMatMulKernel final : public Kernel {
     const simd::ZeroPoints b_zp = quant::ZeroPointsOf(Param(ctx, ops_.b_zp), &b_zp_values);
     if (float_out()) {
       if (mode_ == MatMulMode::kDynamic) {  // DynamicQuantizeLinear of the whole of A
-        quant::DynamicParams(a_in.ptr<float>(), a_in.numel(), &a_scale_, &a_zp.all);
+        quant::DynamicParamsParallel(ctx, a_in.ptr<float>(), a_in.numel(), &a_scale_, &a_zp.all);
       } else {
         a_scale_ = quant::ScaleAt(ctx.input(ops_.a_scale), 0);
       }
       if (float_in()) {
-        simd::QuantizeU8(a_in.ptr<float>(), a_in.numel(), a_scale_, a_zp.all, a_q_.ptr<uint8_t>());
+        quant::QuantizeU8Parallel(ctx, a_in.ptr<float>(), a_in.numel(), a_scale_, a_zp.all,
+                                  a_q_.ptr<uint8_t>());
         a = a_q_.data, a_type = DType::kUint8;
       }
       PlanColumnScales(ctx);
