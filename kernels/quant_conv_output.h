@@ -54,8 +54,8 @@ class ConvOutput {
   std::vector<int32_t> int_biases_;
   const float* addend_ = nullptr;
   float lo_ = 0.f, hi_ = 0.f, y_scale_ = 1.f;
-  bool one_clamp_ =
-      false;  // quantizing by simd::RequantizeRowsToU8 to [quotient_lo_, quotient_hi_]
+  // Quantizing by simd::RequantizeRowsToU8, to [quotient_lo_, quotient_hi_].
+  bool one_clamp_ = false;
   float quotient_lo_ = 0.f, quotient_hi_ = 0.f;
   int32_t zero_point_ = 0;
 };

@@ -76,9 +76,10 @@ void RunGemm(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
   // few (the small planes of a network's last layers), the rows are split too, in whole tiles.
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(16, count / (4 * threads)));
   const int64_t column_tasks = (count + chunk - 1) / chunk, tiles = (rows + 3) / 4;
-  const int64_t row_tasks = threads > 1 && column_tasks < 4 * threads
-                                ? std::min(tiles, (4 * threads + column_tasks - 1) / column_tasks)
-                                : 1;
+  const int64_t row_tasks =
+      threads > 1 && column_tasks < 4 * threads
+          ? std::max<int64_t>(1, std::min(tiles, (4 * threads + column_tasks - 1) / column_tasks))
+          : 1;
   const int64_t rows_per_task = (tiles + row_tasks - 1) / row_tasks * 4;
   const int64_t row_bytes = simd::RowStrideBytes(form, k);
   ctx.ParallelFor(column_tasks * row_tasks, [&](int64_t task, int) {

@@ -24,6 +24,15 @@ void ForEachElement(const QuantLayout& l, Fn&& fn) {
       for (int64_t i = 0; i < l.inner; ++i, ++e) fn(l.ParamIndex(o, d, i), e);
 }
 
+// Calls fn(p, e, n) for each run of the n = layout.inner elements from e that share
+// parameter p (layouts per tensor or per axis, not per block).
+template <typename Fn>
+void ForEachRun(const QuantLayout& l, Fn&& fn) {
+  int64_t e = 0;
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t d = 0; d < l.dim; ++d, e += l.inner) fn(l.ParamIndex(o, d, 0), e, l.inner);
+}
+
 float FloatAt(const Tensor& t, int64_t i) {
   switch (t.dtype) {
     case DType::kFloat16:
@@ -64,15 +73,11 @@ class QuantizeLinearKernel final : public Kernel {
     Tensor& y = ctx.output(0);
     if (x.dtype == DType::kFloat32 && (out_ == DType::kUint8 || out_ == DType::kInt8) &&
         layout_.block == 0) {  // to 8 bits, a scale per tensor or per axis: in SIMD runs
-      int64_t e = 0;
-      for (int64_t o = 0; o < layout_.outer; ++o) {
-        for (int64_t d = 0; d < layout_.dim; ++d, e += layout_.inner) {
-          const int64_t p = layout_.ParamIndex(o, d, 0);
-          simd::QuantizeBytes(x.ptr<float>() + e, layout_.inner, quant::ScaleAt(scale, p),
-                              zp ? quant::IntegerAt(*zp, p) : 0, out_ == DType::kInt8,
-                              static_cast<uint8_t*>(y.data) + e);
-        }
-      }
+      ForEachRun(layout_, [&](int64_t p, int64_t e, int64_t n) {
+        simd::QuantizeBytes(x.ptr<float>() + e, n, quant::ScaleAt(scale, p),
+                            zp ? quant::IntegerAt(*zp, p) : 0, out_ == DType::kInt8,
+                            static_cast<uint8_t*>(y.data) + e);
+      });
       return Status::Ok();
     }
     int32_t lo = 0, hi = 0;
@@ -124,15 +129,10 @@ class DequantizeLinearKernel final : public Kernel {
     if (ByteRuns(x, y)) {  // 8-bit data to float32, a scale per tensor or per axis: in runs
       const auto* bytes = static_cast<const uint8_t*>(x.data);
       const bool is_signed = x.dtype == DType::kInt8;
-      int64_t e = 0;
-      for (int64_t o = 0; o < layout_.outer; ++o) {
-        for (int64_t d = 0; d < layout_.dim; ++d, e += layout_.inner) {
-          const int64_t p = layout_.ParamIndex(o, d, 0);
-          simd::DequantizeBytes(bytes + e, layout_.inner, is_signed,
-                                zp ? quant::IntegerAt(*zp, p) : 0, quant::ScaleAt(scale, p),
-                                y.ptr<float>() + e);
-        }
-      }
+      ForEachRun(layout_, [&](int64_t p, int64_t e, int64_t n) {
+        simd::DequantizeBytes(bytes + e, n, is_signed, zp ? quant::IntegerAt(*zp, p) : 0,
+                              quant::ScaleAt(scale, p), y.ptr<float>() + e);
+      });
       return Status::Ok();
     }
     ForEachElement(layout_, [&](int64_t p, int64_t e) {

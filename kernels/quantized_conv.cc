@@ -29,18 +29,6 @@ namespace {
 // its weights again for every few columns.
 constexpr int64_t kFinishByColumnsAbove = 512;
 
-// fn(i, slot) for every i < count, a run of consecutive i per task, a few tasks per thread: a
-// late layer's channel plane is 49 bytes, and channel by channel the threads wrote into each
-// other's cache lines (MobileNetV2's 7 x 7 depthwise convs ran no faster on 2 threads).
-template <typename Fn>
-void ForEachChannel(const RunContext& ctx, int64_t count, Fn&& fn) {
-  const int64_t per_task = std::max<int64_t>(1, count / (8 * ctx.threads()));
-  ctx.ParallelFor((count + per_task - 1) / per_task, [&](int64_t task, int slot) {
-    const int64_t end = std::min(count, (task + 1) * per_task);
-    for (int64_t i = task * per_task; i < end; ++i) fn(i, slot);
-  });
-}
-
 struct ConvInputs {
   int x = 0, w = 1, x_zp = 2, w_zp = 3;
   int x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1, bias = -1, bias_scale = -1;
@@ -147,8 +135,7 @@ class QuantizedConvKernel final : public Kernel {
  private:
   // Group g of batch n, its input packed into panels_: the product and its output stage. Large
   // planes are finished a chunk of columns at a time as the product computes them, from each
-  // thread's scratch while in cache; small ones (whose sums stay in cache anyway) after it, a
-  // channel per task.
+  // thread's scratch while in cache; small ones (whose sums stay in cache anyway) after it.
   void RunGroup(RunContext& ctx, int64_t n, int64_t g, const void* w_rows) {
     const int64_t group_out = out_channels_ / groups_, depth = in_channels_ / groups_ * taps_;
     const int64_t first_out = n * out_channels_ + g * group_out;
@@ -168,7 +155,7 @@ class QuantizedConvKernel final : public Kernel {
                         : sums_.ptr<int32_t>();
     quant::RunGemm(ctx, form_, group_out, depth, rows, panels_.data, out_plane_, sums, out_plane_);
     if (mode_ == ConvMode::kInteger) return;
-    ForEachChannel(ctx, group_out, [&](int64_t i, int) {
+    quant::ForEachChannel(ctx, group_out, [&](int64_t i, int) {
       Finish(ctx, sums + i * out_plane_, first_out + i, g * group_out + i, 1);
     });
   }
@@ -319,7 +306,7 @@ class QuantizedConvKernel final : public Kernel {
                     const int16_t* w_rows) {
     if (dw_quads_) return RunDepthwiseOnDot(ctx, x, x_type, xz);
     const int64_t kp = simd::PairedDepth(taps_), planes = depthwise_.PlanesSize();
-    ForEachChannel(ctx, batch_ * out_channels_, [&](int64_t task, int slot) {
+    quant::ForEachChannel(ctx, batch_ * out_channels_, [&](int64_t task, int slot) {
       int16_t* phase = dw_scratch_.ptr<int16_t>() + slot * planes;
       int32_t* sums = dw_sums_.ptr<int32_t>() + slot * out_plane_;
       const int64_t c = task % out_channels_;
@@ -339,7 +326,7 @@ class QuantizedConvKernel final : public Kernel {
     const simd::ZeroPoints w_zp =
         quant::ZeroPointsOf(ctx.has_input(in_.w_zp) ? &ctx.input(in_.w_zp) : nullptr, &zp_values);
     const bool unsigned_x = simd::EngineDot() == simd::DotKind::kUnsignedSecond;
-    ForEachChannel(ctx, batch_ * out_channels_, [&](int64_t task, int slot) {
+    quant::ForEachChannel(ctx, batch_ * out_channels_, [&](int64_t task, int slot) {
       int32_t* sums = dw_sums_.ptr<int32_t>() + slot * out_plane_;
       const int64_t c = task % out_channels_;
       if (mode_ == ConvMode::kInteger) sums = ctx.output(0).ptr<int32_t>() + task * out_plane_;

@@ -74,7 +74,7 @@ struct Taps {
   v128_t constant;
 };
 
-// Four outputs from `base`: a dot per kernel row (kRows of them, or taps.rows when 0), and the
+// Four outputs from `base`: a dot per kernel row (kRows of them, or `rows` when 0), and the
 // window's sum times zw when kWeightZeroPoint (zw != 0).
 template <int kRows, bool kWeightZeroPoint>
 inline v128_t FourOutputs(const uint8_t* base, int rows, const Taps& t) {
