@@ -347,8 +347,10 @@ class QuantizedConvKernel final : public Kernel {
                                 {nullptr, zero_point}, panels_.data);
       return;
     }
-    simd::Im2ColBytes(x, group_in, axes_.data(), static_cast<uint8_t>(zero_point),
-                      columns_.ptr<uint8_t>());
+    quant::ForEachChannel(ctx, group_in, [&](int64_t c, int) {  // a channel's rows of taps
+      simd::Im2ColBytes(x + c * in_plane_, 1, axes_.data(), static_cast<uint8_t>(zero_point),
+                        columns_.ptr<uint8_t>() + c * taps_ * out_plane_);
+    });
     quant::PackPanelsParallel(ctx, form_, columns_.ptr<uint8_t>(), dtype, group_in * taps_,
                               out_plane_, out_plane_, {nullptr, zero_point}, panels_.data);
   }
