@@ -301,10 +301,14 @@ for (const shape of [{}, { h: 25, w: 27, e: 40 }]) {
       const handoff = await InferenceSession.create(qdqHandoff(false, shape), { numThreads });
       const floatsBetween = await InferenceSession.create(qdqHandoff(true, shape), { numThreads });
       assert.equal(handoff.stats.graphNodes, 3, 'three convs, each reading the bytes the one before wrote');
-      for (const f of feeds) {
+      for (const [k, f] of feeds.entries()) {
         const [a, b] = [await handoff.run(f), await floatsBetween.run(f)];
         exact(a.y.data, b.y.data, `y, ${numThreads} threads`);
         exact(a.dq.data, b.dq.data, `dq, ${numThreads} threads`);
+        // Batch 3 -> 1 -> 3 in one session: each run bitwise a fresh session's.
+        const fresh = await InferenceSession.create(qdqHandoff(false, shape), { numThreads });
+        exact(a.y.data, (await fresh.run(f)).y.data, `run ${k} against a fresh session, ${numThreads} threads`);
+        await fresh.release();
       }
       await handoff.release();
       await floatsBetween.release();
