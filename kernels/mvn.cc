@@ -1,5 +1,6 @@
 // MeanVarianceNormalization: (X - mean) / (std + 1e-9) over the listed axes (default N, H, W),
-// std being sqrt(E[X^2] - E[X]^2) as in the op's ONNX function body. Statistics in double.
+// std being sqrt(E[X^2] - E[X]^2) as in the op's ONNX function body, computed in double as the
+// mean squared deviation.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -47,16 +48,17 @@ class MvnKernel final : public Kernel {
     const int64_t n = ctx.input(0).numel();
     const size_t groups = stats_.size() / 2;
     std::fill(stats_.begin(), stats_.end(), 0.0);
-    ForEachSlot(n, [&](int64_t i, int64_t g) {
-      stats_[2 * g] += x[i];
-      stats_[2 * g + 1] += double(x[i]) * x[i];
-    });
+    // The variance as the mean squared deviation from the mean, a second pass: E[X^2] - E[X]^2
+    // loses a nearly constant plane's variance to cancellation even in double.
+    ForEachSlot(n, [&](int64_t i, int64_t g) { stats_[2 * g] += x[i]; });
     const double count = groups ? static_cast<double>(n) / static_cast<double>(groups) : 1;
+    for (size_t g = 0; g < groups; ++g) stats_[2 * g] /= count;
+    ForEachSlot(n, [&](int64_t i, int64_t g) {
+      const double deviation = x[i] - stats_[2 * g];
+      stats_[2 * g + 1] += deviation * deviation;
+    });
     for (size_t g = 0; g < groups; ++g) {
-      const double mean = stats_[2 * g] / count;
-      const double var = stats_[2 * g + 1] / count - mean * mean;
-      stats_[2 * g] = mean;
-      stats_[2 * g + 1] = 1.0 / (std::sqrt(std::max(var, 0.0)) + 1e-9);
+      stats_[2 * g + 1] = 1.0 / (std::sqrt(stats_[2 * g + 1] / count) + 1e-9);
     }
     ForEachSlot(n, [&](int64_t i, int64_t g) {
       y[i] = static_cast<float>((x[i] - stats_[2 * g]) * stats_[2 * g + 1]);
@@ -85,7 +87,7 @@ class MvnKernel final : public Kernel {
   Shape shape_;
   std::vector<int64_t> kept_strides_;  // 0 along reduced dims
   std::vector<int64_t> index_;         // the walk's position, sized when planned
-  std::vector<double> stats_;          // per slot: sum then mean, sum of squares then 1/std
+  std::vector<double> stats_;          // per slot: sum then mean, squared deviations then 1/std
 };
 
 }  // namespace

@@ -216,9 +216,11 @@ function webnxIsCloser(node, alone, feeds, got, want) {
     const floats = a?.t?.floatData ?? a?.floats ?? (a?.name === 'value_float' ? [a.f] : null);
     if (floats) values.set(n.output[0], floats);
   }
-  const attrs = Object.fromEntries((node.attribute ?? []).map((a) => [a.name, a.f ?? (a.ints ? a.ints.map(Number) : Number(a.i))]));
+  const attrs = Object.fromEntries((node.attribute ?? []).map((a) => [a.name,
+    a.type === 'STRING' ? Buffer.from(a.s, 'base64').toString() : a.f ?? (a.ints ? a.ints.map(Number) : Number(a.i))]));
   const x = feeds.find((f) => f.name === node.input[0]);
   const exact = reference(node.input.map((i) => (i && values.has(i) ? Array.from(values.get(i), Number) : null)), x.dims, attrs);
+  if (!exact) return false;  // a form the reference does not cover
   const out = node.output[0];
   // webnx within tolerance of float64, or no farther from it than onnxruntime (to rounding: the
   // inputs' last bits, grown by the op's conditioning, put both about equally far).

@@ -58,6 +58,20 @@ const CASES = [
     note: 'MeanVarianceNormalization of constant planes: (x - mean) / (sqrt(0) + 1e-9) = 0 (float64, variance about the ' +
       "mean); onnxruntime 1.30 follows the spec's E[x^2] - E[x]^2, which goes negative in float32: NaN.",
     expect: (data, dims) => ({ type: 'float32', dims, data: Float32Array.from(float64Mvn([Array.from(data)], dims, { axes: [2, 3] })) }) },
+  // From fuzz-diff seed 26248739: planes of one value with a few values one unit in the last
+  // place above it (a linear Resize's output), where E[x^2] - E[x]^2 cancels even in double.
+  { name: 'spec-mvn-nearly-constant-planes', op: 'MeanVarianceNormalization', opset: 13, dims: ['N', 2, 3, 4],
+    attrs: { axes: [2, 3] },
+    data: (dims) => {
+      const values = new Float32Array(dims.reduce((a, b) => a * b)).fill(0.8958064);
+      const bits = new Uint32Array(values.buffer);
+      for (let i = 0; i < bits.length; i += 5) bits[i] += 1;
+      return values;
+    },
+    note: 'MeanVarianceNormalization of planes of one value and a few one ulp above it: float64 statistics about the ' +
+      'mean give the deviations over a standard deviation of about 3e-8; E[x^2] - E[x]^2 loses that variance to ' +
+      'cancellation (onnxruntime 1.30 in float32, webnx before in double).',
+    expect: (data, dims) => ({ type: 'float32', dims, data: Float32Array.from(float64Mvn([Array.from(data)], dims, { axes: [2, 3] })) }) },
   // From fuzz-diff seed 21002055 (minimized): one row of 3 points, corners aligned.
   { name: 'spec-affinegrid-align-corners-size-1', op: 'AffineGrid', opset: 20, dims: [2, 2, 3], attrs: { align_corners: 1 },
     constants: [{ name: 'size', dims: [4], dataType: 7, int64Data: ['2', '1', '1', '3'] }],

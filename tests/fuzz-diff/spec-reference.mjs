@@ -228,8 +228,48 @@ export function float64Attention([q, k, v, mask], dims, attrs) {
   return y;
 }
 
+// GridSample (opset 20's 2-D form) in float64, for bicubic sampling with zeros padding (the
+// others: null): the ONNX reference implementation's coefficients (A = -0.75) over the 4 x 4
+// pixels around each point, pixels outside the image 0. The grid is read as a list of points:
+// the output is [N][C][points], the order of [N][C][H_out][W_out].
+export function float64GridSampleCubic([x, grid], dims, attrs) {
+  const mode = attrs.mode === undefined ? 'linear' : String(attrs.mode);
+  const padding = attrs.padding_mode === undefined ? 'zeros' : String(attrs.padding_mode);
+  if (mode !== 'cubic' || padding !== 'zeros' || dims.length !== 4 || !grid) return null;
+  const [n, c, h, w] = dims;
+  const alignCorners = Number(attrs.align_corners ?? 0) === 1;
+  const points = grid.length / (2 * n);
+  const unnormalize = (v, size) => (alignCorners ? (v + 1) / 2 * (size - 1) : ((v + 1) * size - 1) / 2);
+  const A = -0.75;
+  const coeffs = (t) => [((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A,
+    ((A + 2) * t - (A + 3)) * t * t + 1, ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1,
+    ((A * (2 - t) - 5 * A) * (2 - t) + 8 * A) * (2 - t) - 4 * A];
+  const y = new Float64Array(n * c * points);
+  for (let b = 0; b < n; b++) {
+    for (let p = 0; p < points; p++) {
+      const gx = unnormalize(grid[(b * points + p) * 2], w), gy = unnormalize(grid[(b * points + p) * 2 + 1], h);
+      const x0 = Math.floor(gx) - 1, y0 = Math.floor(gy) - 1;
+      const cx = coeffs(gx - Math.floor(gx)), cy = coeffs(gy - Math.floor(gy));
+      for (let ch = 0; ch < c; ch++) {
+        const plane = (b * c + ch) * h * w;
+        let sum = 0;
+        for (let i = 0; i < 4; i++) {
+          let row = 0;
+          for (let j = 0; j < 4; j++) {
+            const yy = y0 + i, xx = x0 + j;
+            row += cx[j] * (yy >= 0 && yy < h && xx >= 0 && xx < w ? x[plane + yy * w + xx] : 0);
+          }
+          sum += cy[i] * row;
+        }
+        y[(b * c + ch) * points + p] = sum;
+      }
+    }
+  }
+  return y;
+}
+
 export const FLOAT64_REFERENCES = {
   InstanceNormalization: float64InstanceNorm, LRN: float64Lrn, LayerNormalization: float64LayerNorm,
   MeanVarianceNormalization: float64Mvn, GroupNormalization: float64GroupNorm, LpNormalization: float64LpNorm,
-  DFT: float64Dft, Attention: float64Attention,
+  DFT: float64Dft, Attention: float64Attention, GridSample: float64GridSampleCubic,
 };
