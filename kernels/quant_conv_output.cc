@@ -1,5 +1,6 @@
 #include "kernels/quant_conv_output.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/quant_params.h"
@@ -29,24 +30,16 @@ void ConvOutput::PrepareRequantize(const Tensor& x_scale, const Tensor& w_scale,
 void ConvOutput::PrepareDequantize(const Dequantize& args) {
   requantize_ = false;
   has_bias_ = args.bias != nullptr;
-  // Each parameter's element step (0: one value for all), found once: a run prepares every
-  // channel of every convolution.
-  const auto step = [](const Tensor* t) { return t && t->numel() != 1 ? 1 : 0; };
+  // The scale's element step (0: one value for all) found once: a run prepares every channel of
+  // every convolution.
   const float* w_scale = args.w_scale->ptr<float>();
-  const int64_t w_step = step(args.w_scale), b_step = step(args.bias);
-  const int64_t s_step = step(args.bias_scale);
-  const bool int_bias = has_bias_ && args.bias->dtype == DType::kInt32;
-  for (size_t c = 0; c < factors_.size(); ++c) {
-    const int64_t i = static_cast<int64_t>(c);
-    factors_[c] = args.x_scale * w_scale[i * w_step];
-    if (!has_bias_) {
-      biases_[c] = 0.f;
-    } else if (int_bias) {
-      biases_[c] = static_cast<float>(args.bias->ptr<int32_t>()[i * b_step]) *
-                   args.bias_scale->ptr<float>()[i * s_step];
-    } else {
-      biases_[c] = args.bias->ptr<float>()[i * b_step];
-    }
+  const int64_t w_step = args.w_scale->numel() == 1 ? 0 : 1;
+  const int64_t channels = static_cast<int64_t>(factors_.size());
+  for (int64_t c = 0; c < channels; ++c) factors_[c] = args.x_scale * w_scale[c * w_step];
+  if (has_bias_) {
+    BiasValues(*args.bias, args.bias_scale, channels, biases_.data());
+  } else {
+    std::fill(biases_.begin(), biases_.end(), 0.f);
   }
   addend_ = args.addend;
   clamp_ = args.clamp, lo_ = args.lo, hi_ = args.hi;

@@ -88,10 +88,18 @@ float ScaleAt(const Tensor& scale, int64_t i) {
                                         : scale.ptr<float>()[i];
 }
 
-float BiasAt(const Tensor& bias, const Tensor* bias_scale, int64_t i) {
-  if (bias.dtype != DType::kInt32) return bias.ptr<float>()[ParamIndex(bias, i)];
-  return static_cast<float>(bias.ptr<int32_t>()[ParamIndex(bias, i)]) *
-         bias_scale->ptr<float>()[ParamIndex(*bias_scale, i)];
+void BiasValues(const Tensor& bias, const Tensor* bias_scale, int64_t count, float* out) {
+  // Each tensor's element step (0: one value for all), found once, not per element.
+  const int64_t b_step = bias.numel() == 1 ? 0 : 1;
+  if (bias.dtype != DType::kInt32) {
+    for (int64_t i = 0; i < count; ++i) out[i] = bias.ptr<float>()[i * b_step];
+    return;
+  }
+  const int64_t s_step = bias_scale->numel() == 1 ? 0 : 1;
+  for (int64_t i = 0; i < count; ++i) {
+    out[i] =
+        static_cast<float>(bias.ptr<int32_t>()[i * b_step]) * bias_scale->ptr<float>()[i * s_step];
+  }
 }
 
 int32_t IntegerAt(const Tensor& t, int64_t i) {

@@ -39,9 +39,10 @@ inline int64_t ParamIndex(const Tensor& param, int64_t i) {
 
 // Element i of a scale tensor (float32 or float16) as float.
 float ScaleAt(const Tensor& scale, int64_t i);
-// Element i of a QDQ product's bias: float32 as it is, or int32 dequantized by element i of
-// its scale as DequantizeLinear does (a per-tensor bias or scale: its one value).
-float BiasAt(const Tensor& bias, const Tensor* bias_scale, int64_t i);
+// Elements 0 to count - 1 of a QDQ product's bias into out: float32 as it is, or int32
+// dequantized by its scale as DequantizeLinear does (a per-tensor bias or scale: its one value
+// for all).
+void BiasValues(const Tensor& bias, const Tensor* bias_scale, int64_t count, float* out);
 // Element i of an integer tensor (a zero point or quantized data) as int32.
 int32_t IntegerAt(const Tensor& t, int64_t i);
 // True for the integer dtypes the quantization ops take as quantized data.

@@ -97,13 +97,6 @@ class QuantizeLinearKernel final : public Kernel {
 
 class DequantizeLinearKernel final : public Kernel {
  public:
-  // Whether x is 8-bit, y float32 and the scale one per run of `inner` elements (per tensor or
-  // per axis, not per block).
-  bool ByteRuns(const Tensor& x, const Tensor& y) const {
-    return (x.dtype == DType::kUint8 || x.dtype == DType::kInt8) && y.dtype == DType::kFloat32 &&
-           layout_.block == 0;
-  }
-
   Status Plan(PlanContext& ctx) override {
     WEBNX_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
     if (!quant::IsQuantizedDType(ctx.dtype(0))) {
@@ -126,7 +119,8 @@ class DequantizeLinearKernel final : public Kernel {
     const Tensor& scale = ctx.input(1);
     const Tensor* zp = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     Tensor& y = ctx.output(0);
-    if (ByteRuns(x, y)) {  // 8-bit data to float32, a scale per tensor or per axis: in runs
+    if ((x.dtype == DType::kUint8 || x.dtype == DType::kInt8) && out_ == DType::kFloat32 &&
+        layout_.block == 0) {  // 8-bit data to float32, a scale per tensor or per axis: in runs
       const auto* bytes = static_cast<const uint8_t*>(x.data);
       const bool is_signed = x.dtype == DType::kInt8;
       ForEachRun(layout_, [&](int64_t p, int64_t e, int64_t n) {

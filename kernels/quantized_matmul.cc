@@ -225,9 +225,7 @@ class QuantizedMatMulKernel final : public Kernel {
   const float* BiasValues(const RunContext& ctx, const Tensor& bias) {
     if (bias.dtype != DType::kInt32) return bias.ptr<float>();
     float* values = bias_values_.ptr<float>();
-    for (int64_t n = 0; n < bias.numel(); ++n) {
-      values[n] = quant::BiasAt(bias, &ctx.input(ops_.bias_scale), n);
-    }
+    quant::BiasValues(bias, &ctx.input(ops_.bias_scale), bias.numel(), values);
     return values;
   }
 
