@@ -20,6 +20,17 @@ DepthwiseI8Shape MakeDepthwiseI8Shape(const nn::WindowAxis& h, const nn::WindowA
 
 namespace {
 
+// The columns [begin, end) of phase p that hold input columns: column j of phase p is input
+// column j * stride + p - pad, inside [0, w_in) for these (of `cols` in all).
+struct Inside {
+  int64_t begin, end;
+};
+Inside InsideColumns(int64_t p, int64_t stride, int64_t pad, int64_t w_in, int64_t cols) {
+  const int64_t first = p - pad;
+  return {first >= 0 ? 0 : (-first + stride - 1) / stride,
+          std::min(cols, (w_in - first + stride - 1) / stride)};
+}
+
 // One input row (w_in bytes) into the rows of phases 0 and 1 (stride 2, `cols` columns each,
 // zeroed): column j of phase p is input column 2j + p - pad. Sixteen input bytes give both
 // phases eight columns: the even bytes are phase 0's, the odd ones phase 1's.
@@ -27,9 +38,8 @@ void FillTwoPhases(const uint8_t* src, int64_t w_in, int64_t pad, int64_t cols, 
                    int offset, int16_t* dst0, int16_t* dst1) {
   int64_t j0[2], j1[2];
   for (int p = 0; p < 2; ++p) {
-    const int64_t first = p - pad;
-    j0[p] = first >= 0 ? 0 : (-first + 1) / 2;
-    j1[p] = std::min(cols, (w_in - first + 1) / 2);
+    const Inside inside = InsideColumns(p, 2, pad, w_in, cols);
+    j0[p] = inside.begin, j1[p] = inside.end;
   }
   const v128_t flip_v = wasm_i16x8_splat(static_cast<int16_t>(flip));
   const v128_t offset_v = wasm_i16x8_splat(static_cast<int16_t>(offset));
@@ -76,10 +86,9 @@ void FillPhasePlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dtyp
       continue;
     }
     for (int64_t p = 0; p < stride; ++p) {
-      // Column j of phase p is input column j * stride + p - pad_begin: those inside the row.
       const int64_t first = p - s.w.pad_begin;
-      const int64_t j0 = first >= 0 ? 0 : (-first + stride - 1) / stride;
-      const int64_t j1 = std::min(s.phase_cols, (s.w.in - first + stride - 1) / stride);
+      const Inside inside = InsideColumns(p, stride, s.w.pad_begin, s.w.in, s.phase_cols);
+      const int64_t j0 = inside.begin, j1 = inside.end;
       int16_t* dst = planes + p * plane_size + r * s.phase_cols;
       int64_t j = j0;
       if (stride == 1) {
