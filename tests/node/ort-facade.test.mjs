@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import { InferenceSession, Tensor, env } from '../../js/ort.mjs';
 import { env as webnxEnv } from '../../js/env.mjs';
@@ -155,17 +155,22 @@ test('a one-element tensor fed to an input declared scalar is taken as the scala
 test('env.wasm.proxy runs the session in a worker, with the same results', async () => {
   const x = new Tensor(Float32Array.from([-1, 2, -3, 4, -5, 6]), [1, 2, 3]);
   const direct = await InferenceSession.create(twoOutputs);
-  const threads = () => readdirSync('/proc/self/task').length;
-  const before = threads();
+  // Node's worker ids are never reused, so the proxied session's worker is the id that is new
+  // after create() and gone after release() (other tests' workers may come and go meanwhile).
+  const workerIds = () => new Set(process.report.getReport().workers.map((w) => w.header.threadId));
+  const before = workerIds();
   env.wasm.proxy = true;
   const proxied = await InferenceSession.create(twoOutputs);
   env.wasm.proxy = false;
-  assert.ok(threads() > before, 'a worker thread started for the proxied session');
+  const started = [...workerIds()].filter((id) => !before.has(id));
+  assert.equal(started.length, 1, 'one worker started for the proxied session');
   const [a, b] = [await direct.run({ x }), await proxied.run({ x })];
   assert.deepEqual(Array.from(b.z.data), Array.from(a.z.data));
   assert.ok(b.z instanceof Tensor);
   await direct.release();
   await proxied.release();
+  for (let i = 0; i < 100 && workerIds().has(started[0]); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(!workerIds().has(started[0]), 'release() ended the worker');
 });
 
 // In a fresh process: the runtime loads once per process, and this is about that load.
