@@ -234,7 +234,8 @@ class QuantizedConvKernel final : public Kernel {
     if (is_depthwise_) {
       depthwise_ = simd::MakeDepthwiseI8Shape(axes_[1], axes_[2]);
       dw_quads_shape_ = simd::MakeDepthwiseQuadsShape(axes_[1], axes_[2]);
-      const int64_t bytes = dw_quads_ ? dw_quads_shape_.PlaneBytes() : 2 * depthwise_.PlanesSize();
+      const int64_t bytes = dw_quads_ ? dw_quads_shape_.PlaneBytes()
+                                      : 2 * (depthwise_.RowsScratch() + depthwise_.PairsSize());
       WEBNX_RETURN_IF_ERROR(
           Tensor::AllocateUninitialized(DType::kUint8, {ctx.threads() * bytes}, &dw_scratch_));
       return Tensor::AllocateUninitialized(DType::kInt32, {ctx.threads() * out_plane_}, &dw_sums_);
@@ -305,14 +306,16 @@ class QuantizedConvKernel final : public Kernel {
   void RunDepthwise(RunContext& ctx, const uint8_t* x, DType x_type, int32_t xz,
                     const int16_t* w_rows) {
     if (dw_quads_) return RunDepthwiseOnDot(ctx, x, x_type, xz);
-    const int64_t kp = simd::PairedDepth(taps_), planes = depthwise_.PlanesSize();
+    const int64_t kp = simd::PairedDepth(taps_), rows = depthwise_.RowsScratch();
+    const int64_t scratch = rows + depthwise_.PairsSize();
     quant::ForEachChannel(ctx, batch_ * out_channels_, [&](int64_t task, int slot) {
-      int16_t* phase = dw_scratch_.ptr<int16_t>() + slot * planes;
+      int16_t* row_scratch = dw_scratch_.ptr<int16_t>() + slot * scratch;
+      int16_t* pairs = row_scratch + rows;
       int32_t* sums = dw_sums_.ptr<int32_t>() + slot * out_plane_;
       const int64_t c = task % out_channels_;
       if (mode_ == ConvMode::kInteger) sums = ctx.output(0).ptr<int32_t>() + task * out_plane_;
-      simd::FillPhasePlanes(depthwise_, x + task * in_plane_, x_type, xz, phase);
-      simd::DepthwiseI16(depthwise_, phase, w_rows + c * kp, sums);
+      simd::FillPairedPlanes(depthwise_, x + task * in_plane_, x_type, xz, row_scratch, pairs);
+      simd::DepthwiseI16(depthwise_, pairs, w_rows + c * kp, sums);
       Finish(ctx, sums, task, c, 1);
     });
   }

@@ -283,36 +283,44 @@ TEST(GemmI8, DequantizeRowToU8IsDequantizeThenQuantize) {
   }
 }
 
-// The int8 depthwise conv's phase planes, element by element, on rows wide enough for the
-// vector paths (stride 2 splits each 16 input bytes between the two phases): strides 1 to 3,
-// pads 0 to 3, both signednesses.
-TEST(GemmI8, PhasePlanesHoldEachInputColumnOnce) {
+// The int8 depthwise conv's paired phase planes, element by element, on rows wide enough for
+// the vector paths (stride 2 splits each 16 input bytes between the two phases): strides 1 to
+// 3, dilations 1 and 2 (pairs start every row, every other row, or as their gcd says), pads 0
+// to 3, both signednesses.
+TEST(GemmI8, PairedPlanesHoldEachInputColumn) {
   std::mt19937 rng(37);
   for (int64_t stride : {1, 2, 3}) {
-    for (int64_t pad : {0, 1, 2, 3}) {
-      for (int64_t w_in : {16, 33, 40, 57}) {
-        nn::WindowAxis h, w;
-        h.in = 5, h.kernel = 3, h.stride = stride, h.pad_begin = h.pad_end = pad;
-        h.out = (h.in + 2 * pad - 3) / stride + 1;
-        w.in = w_in, w.kernel = 3, w.stride = stride, w.pad_begin = w.pad_end = pad;
-        w.out = (w.in + 2 * pad - 3) / stride + 1;
-        const simd::DepthwiseI8Shape shape = simd::MakeDepthwiseI8Shape(h, w);
-        const std::vector<uint8_t> x = RandomBytes(rng, h.in * w.in);
-        for (DType dtype : {DType::kUint8, DType::kInt8}) {
-          std::vector<int16_t> planes(shape.PlanesSize(), 777);
-          simd::FillPhasePlanes(shape, x.data(), dtype, 5, planes.data());
-          for (int64_t p = 0; p < stride; ++p) {
-            for (int64_t r = 0; r < shape.phase_rows; ++r) {
-              for (int64_t j = 0; j < shape.phase_cols; ++j) {
-                const int64_t ih = r - pad, iw = j * stride + p - pad;
-                int32_t want = 0;
-                if (ih >= 0 && ih < h.in && iw >= 0 && iw < w.in) {
-                  const uint8_t b = x[ih * w.in + iw];
-                  want = (dtype == DType::kInt8 ? static_cast<int8_t>(b) : b) - 5;
+    for (int64_t dilation : {1, 2}) {
+      for (int64_t pad : {0, 1, 2, 3}) {
+        for (int64_t w_in : {16, 33, 40, 57}) {
+          nn::WindowAxis h, w;
+          h.in = 7, h.kernel = 3, h.stride = stride, h.dilation = dilation;
+          h.pad_begin = h.pad_end = pad;
+          h.out = (h.in + 2 * pad - h.dilated_kernel()) / stride + 1;
+          w = h, w.in = w_in;
+          w.out = (w.in + 2 * pad - w.dilated_kernel()) / stride + 1;
+          const simd::DepthwiseI8Shape shape = simd::MakeDepthwiseI8Shape(h, w);
+          const std::vector<uint8_t> x = RandomBytes(rng, h.in * w.in);
+          auto value = [&](DType dtype, int64_t padded_row, int64_t p, int64_t j) {
+            const int64_t ih = padded_row - pad, iw = j * stride + p - pad;
+            if (ih < 0 || ih >= h.in || iw < 0 || iw >= w.in) return 0;
+            const uint8_t b = x[ih * w.in + iw];
+            return (dtype == DType::kInt8 ? static_cast<int8_t>(b) : b) - 5;
+          };
+          for (DType dtype : {DType::kUint8, DType::kInt8}) {
+            std::vector<int16_t> rows(shape.RowsScratch(), 777), pairs(shape.PairsSize(), 777);
+            simd::FillPairedPlanes(shape, x.data(), dtype, 5, rows.data(), pairs.data());
+            for (int64_t p = 0; p < stride; ++p) {
+              for (int64_t i = 0; i < shape.pair_rows; ++i) {
+                for (int64_t j = 0; j < shape.phase_cols; ++j) {
+                  const int16_t* at =
+                      &pairs[((p * shape.pair_rows + i) * shape.phase_cols + j) * 2];
+                  const int64_t r = i * shape.pair_step;
+                  ASSERT_EQ(at[0], value(dtype, r, p, j))
+                      << "stride " << stride << " dilation " << dilation << " pad " << pad << " w "
+                      << w_in << " phase " << p << " pair " << i << " col " << j;
+                  ASSERT_EQ(at[1], value(dtype, r + dilation, p, j)) << "second, pair " << i;
                 }
-                ASSERT_EQ(planes[(p * shape.phase_rows + r) * shape.phase_cols + j], want)
-                    << "stride " << stride << " pad " << pad << " w " << w_in << " phase " << p
-                    << " row " << r << " col " << j;
               }
             }
           }

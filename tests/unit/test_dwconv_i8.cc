@@ -1,15 +1,16 @@
-// The depthwise kernel on the relaxed dot (kernels/simd/dwconv_quads.h) against a direct loop,
-// under both exact dot kinds (emulated natively): uint8 and int8 inputs and weights, zero
-// points 0 and not, kernels 1 to 4 taps wide, strides, dilations and pads, odd planes.
+// The int8 depthwise kernels against a direct loop: the one on int16 pairs (kernels/simd/
+// dwconv_i8.h) and the one on the relaxed dot (kernels/simd/dwconv_quads.h), the latter under
+// both exact dot kinds (emulated natively). uint8 and int8 inputs and weights, zero points 0
+// and not, kernels of odd and even heights and widths, strides, dilations and pads, odd planes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "kernels/simd/dwconv_i8.h"
 #include "kernels/simd/dwconv_quads.h"
 
-#ifndef __EMSCRIPTEN__
 namespace webnx::testing {
 namespace {
 
@@ -46,12 +47,47 @@ std::vector<int32_t> DirectDepthwise(const nn::WindowAxis& h, const nn::WindowAx
   return out;
 }
 
+struct Case {
+  int64_t rows, cols, kh, kw, stride, dilation, pad;
+};
+
+// The int16-pair kernel: phase planes, their rows paired, then the dot products.
+TEST(DepthwiseI16, MatchesADirectLoop) {
+  std::mt19937 rng(41);
+  std::uniform_int_distribution<int> byte(0, 255);
+  const Case cases[] = {{7, 9, 3, 3, 1, 1, 1},   {8, 13, 3, 3, 2, 1, 1},  {5, 5, 1, 1, 1, 1, 0},
+                        {9, 17, 3, 2, 3, 1, 0},  {6, 11, 2, 4, 1, 2, 2},  {12, 7, 5, 3, 1, 1, 2},
+                        {3, 30, 3, 3, 2, 2, 1},  {1, 1, 3, 3, 1, 1, 1},   {11, 21, 4, 4, 2, 1, 3},
+                        {10, 40, 1, 7, 1, 1, 3}, {14, 9, 7, 1, 3, 2, 3},  {16, 33, 3, 3, 1, 2, 2},
+                        {2, 18, 8, 8, 1, 1, 4},  {13, 19, 3, 3, 4, 2, 2}, {9, 12, 2, 3, 2, 1, 1}};
+  for (const Case& c : cases) {
+    const nn::WindowAxis h = Axis(c.rows, c.kh, c.stride, c.dilation, c.pad);
+    const nn::WindowAxis w = Axis(c.cols, c.kw, c.stride, c.dilation, c.pad);
+    const simd::DepthwiseI8Shape shape = simd::MakeDepthwiseI8Shape(h, w);
+    for (DType x_type : {DType::kUint8, DType::kInt8}) {
+      for (DType w_type : {DType::kUint8, DType::kInt8}) {
+        std::vector<uint8_t> x(c.rows * c.cols), k(c.kh * c.kw);
+        for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
+        for (auto& v : k) v = static_cast<uint8_t>(byte(rng));
+        const int32_t zx = ValueOf(static_cast<uint8_t>(byte(rng)), x_type);
+        const int32_t zw = ValueOf(static_cast<uint8_t>(byte(rng)), w_type);
+        std::vector<int16_t> weights(k.size());
+        for (size_t t = 0; t < k.size(); ++t) weights[t] = ValueOf(k[t], w_type) - zw;
+        std::vector<int16_t> rows(shape.RowsScratch(), 777), pairs(shape.PairsSize(), 777);
+        std::vector<int32_t> got(h.out * w.out, -1);
+        simd::FillPairedPlanes(shape, x.data(), x_type, zx, rows.data(), pairs.data());
+        simd::DepthwiseI16(shape, pairs.data(), weights.data(), got.data());
+        ASSERT_EQ(got, DirectDepthwise(h, w, x, x_type, zx, k, w_type, zw))
+            << "case " << (&c - cases);
+      }
+    }
+  }
+}
+
+#ifndef __EMSCRIPTEN__
 TEST(DepthwiseQuads, MatchesADirectLoopUnderEitherDotKind) {
   std::mt19937 rng(31);
   std::uniform_int_distribution<int> byte(0, 255);
-  struct Case {
-    int64_t rows, cols, kh, kw, stride, dilation, pad;
-  };
   const Case cases[] = {{7, 9, 3, 3, 1, 1, 1},  {8, 13, 3, 3, 2, 1, 1}, {5, 5, 1, 1, 1, 1, 0},
                         {9, 17, 3, 2, 3, 1, 0}, {6, 11, 2, 4, 1, 2, 2}, {12, 7, 5, 3, 1, 1, 2},
                         {3, 30, 3, 3, 2, 2, 1}, {1, 1, 3, 3, 1, 1, 1}};
@@ -83,7 +119,7 @@ TEST(DepthwiseQuads, MatchesADirectLoopUnderEitherDotKind) {
   }
   simd::EmulateDotForTesting(simd::DotKind::kUnsignedSecond);
 }
+#endif
 
 }  // namespace
 }  // namespace webnx::testing
-#endif
