@@ -42,15 +42,17 @@ void FillTwoPhases(const uint8_t* src, const ColumnRange* inside, int64_t pad, i
   const v128_t offset_v = wasm_i16x8_splat(static_cast<int16_t>(offset));
   const v128_t low_bytes = wasm_i16x8_splat(0xFF);
   const int64_t v0 = std::max(j0[0], j0[1]), v1 = std::min(j1[0], j1[1]);
-  int64_t v = v0;  // [v0, v): both phases' columns from whole vectors, inside the row
-  WEBNX_NO_UNROLL
-  for (; v + 8 <= v1; v += 8) {
+  auto eight = [&](int64_t v) {  // both phases' columns [v, v + 8)
     const v128_t bytes = wasm_v128_load(src + 2 * v - pad);
     const v128_t even = wasm_v128_xor(wasm_v128_and(bytes, low_bytes), flip_v);
     const v128_t odd = wasm_v128_xor(wasm_u16x8_shr(bytes, 8), flip_v);
     wasm_v128_store(dst0 + v, wasm_i16x8_sub(even, offset_v));
     wasm_v128_store(dst1 + v, wasm_i16x8_sub(odd, offset_v));
-  }
+  };
+  int64_t v = v0;  // [v0, v): both phases' columns from whole vectors, inside the row
+  WEBNX_NO_UNROLL
+  for (; v + 8 <= v1; v += 8) eight(v);
+  if (v < v1 && v1 - v0 >= 8) eight(v1 - 8), v = v1;  // the rest, overlapping the last vector
   int16_t* dst[2] = {dst0, dst1};
   for (int p = 0; p < 2; ++p) {
     WEBNX_PLAIN_LOOP
@@ -87,12 +89,14 @@ void FillPhaseRow(const DepthwiseI8Shape& s, const uint8_t* src, Widening widen,
     const int64_t first = p - s.w.pad_begin, end = s.inside[p].end;
     int16_t* row = dst + p * cols;
     int64_t j = s.inside[p].begin;
-    if (stride == 1) {
+    if (stride == 1 && end - j >= 8) {
+      auto eight = [&](int64_t at) {
+        const v128_t bytes = wasm_v128_xor(wasm_u16x8_load8x8(src + at + first), flip_v);
+        wasm_v128_store(row + at, wasm_i16x8_sub(bytes, offset_v));
+      };
       WEBNX_NO_UNROLL
-      for (; j + 8 <= end; j += 8) {
-        const v128_t bytes = wasm_v128_xor(wasm_u16x8_load8x8(src + j + first), flip_v);
-        wasm_v128_store(row + j, wasm_i16x8_sub(bytes, offset_v));
-      }
+      for (; j + 8 <= end; j += 8) eight(j);
+      if (j < end) eight(end - 8), j = end;  // the rest, overlapping the last vector
     }
     WEBNX_PLAIN_LOOP
     for (; j < end; ++j) {
@@ -103,13 +107,15 @@ void FillPhaseRow(const DepthwiseI8Shape& s, const uint8_t* src, Widening widen,
 
 // Two rows of `cols` values side by side, value by value, into dst (2 * cols values).
 void Interleave(const int16_t* a, const int16_t* b, int64_t cols, int16_t* dst) {
-  int64_t j = 0;
-  WEBNX_NO_UNROLL
-  for (; j + 8 <= cols; j += 8) {
+  auto eight = [&](int64_t j) {
     const v128_t x = wasm_v128_load(a + j), y = wasm_v128_load(b + j);
     wasm_v128_store(dst + 2 * j, wasm_i16x8_shuffle(x, y, 0, 8, 1, 9, 2, 10, 3, 11));
     wasm_v128_store(dst + 2 * j + 8, wasm_i16x8_shuffle(x, y, 4, 12, 5, 13, 6, 14, 7, 15));
-  }
+  };
+  int64_t j = 0;
+  WEBNX_NO_UNROLL
+  for (; j + 8 <= cols; j += 8) eight(j);
+  if (j < cols && cols >= 8) eight(cols - 8), j = cols;  // the rest, overlapping the last vector
   WEBNX_PLAIN_LOOP
   for (; j < cols; ++j) dst[2 * j] = a[j], dst[2 * j + 1] = b[j];
 }
