@@ -177,10 +177,7 @@ void OutputRows(const DepthwiseI8Shape& s, const int16_t* pairs, int count, cons
     }
     if (ow == s.w.out) continue;
     EightOutputs<kPairs>(row + 2 * ow, count, offset, weight, &lo, &hi);
-    int32_t tile[8];
-    wasm_v128_store(tile, lo);
-    wasm_v128_store(tile + 4, hi);
-    std::memcpy(dst + ow, tile, sizeof(int32_t) * (s.w.out - ow));
+    StoreFirstInts(dst + ow, lo, hi, static_cast<int>(s.w.out - ow));
   }
 }
 

@@ -101,10 +101,8 @@ void OutputRows(const DepthwiseQuadsShape& s, const uint8_t* padded, const Taps&
       wasm_v128_store(dst + ow, four);
     }
     if (ow == s.w.out) continue;
-    int32_t lanes[kOutputs];
     const v128_t last = FourOutputs<kRows, kWeightZeroPoint>(row + ow * s.w.stride, rows, t);
-    wasm_v128_store(lanes, last);
-    std::memcpy(dst + ow, lanes, sizeof(int32_t) * (s.w.out - ow));
+    StoreFirstInts(dst + ow, last, last, static_cast<int>(s.w.out - ow));
   }
 }
 

@@ -10,6 +10,7 @@ namespace webnx::simd {
 
 // Stores (or adds to what is there, `accumulate`) a row's 8 sums or its first `cols`.
 inline void StoreRow(int32_t* out, v128_t lo, v128_t hi, int cols, bool accumulate) {
+  if (!accumulate) return StoreFirstInts(out, lo, hi, cols);
   int32_t tile[8];
   int32_t* dst = cols == 8 ? out : tile;
   if (accumulate) {

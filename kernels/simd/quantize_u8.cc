@@ -143,11 +143,15 @@ void RequantizeRowsToU8(const RequantizeRows& r, float scale, float lo, float hi
     WEBNX_NO_UNROLL
     for (; i + 16 <= r.n; i += 16) sixteen(acc + i, y + i);
     if (i == r.n) continue;
-    int32_t rest[16] = {};  // the last 1 to 15 values through the same steps
+    if (r.n >= 16) {  // the last 1 to 15 values by one step overlapping the one before
+      sixteen(acc + r.n - 16, y + r.n - 16);
+      continue;
+    }
+    int32_t rest[16] = {};  // a row of under 16 values through the same steps
     uint8_t bytes[16];
-    std::memcpy(rest, acc + i, sizeof(int32_t) * (r.n - i));
+    std::memcpy(rest, acc, sizeof(int32_t) * r.n);
     sixteen(rest, bytes);
-    std::memcpy(y + i, bytes, r.n - i);
+    std::memcpy(y, bytes, r.n);
   }
 }
 

@@ -122,6 +122,25 @@ inline void StoreFirst(float* dst, f32x4 v, int count) {
   WEBNX_PLAIN_LOOP
   for (int i = 0; i < count; ++i) dst[i] = lanes[i];
 }
+// The first `count` (0 to 8) int32 of lo then hi into dst: a row's last outputs, stored lane by
+// lane (a memcpy of a few bytes is a call).
+inline void StoreFirstInts(int32_t* dst, v128_t lo, v128_t hi, int count) {
+  if (count >= 4) wasm_v128_store(dst, lo), dst += 4, count -= 4, lo = hi;
+  if (count == 4) return wasm_v128_store(dst, lo);
+  if (count >= 2) {
+    wasm_v128_store64_lane(dst, lo, 0);
+    dst += 2, count -= 2, lo = wasm_i64x2_shuffle(lo, lo, 1, 1);
+  }
+  if (count == 1) wasm_v128_store32_lane(dst, lo, 0);
+}
+// The first `count` (0 to 16) bytes of v into dst, the same way.
+inline void StoreFirstBytes(uint8_t* dst, v128_t v, int count) {
+  if (count == 16) return wasm_v128_store(dst, v);
+  if (count & 8) wasm_v128_store64_lane(dst, v, 0), dst += 8, v = wasm_i64x2_shuffle(v, v, 1, 1);
+  if (count & 4) wasm_v128_store32_lane(dst, v, 0), dst += 4, v = wasm_u64x2_shr(v, 32);
+  if (count & 2) wasm_v128_store16_lane(dst, v, 0), dst += 2, v = wasm_u64x2_shr(v, 16);
+  if (count & 1) wasm_v128_store8_lane(dst, v, 0);
+}
 // Rows a, b, c, d become columns: afterwards a holds the first elements of the four inputs,
 // b the second ones, and so on.
 inline void Transpose4x4(f32x4& a, f32x4& b, f32x4& c, f32x4& d) {

@@ -15,6 +15,7 @@
 #include "kernels/simd/im2col.h"
 #include "kernels/simd/maxpool.h"
 #include "kernels/simd/plane_sum.h"
+#include "kernels/simd/vec.h"
 #include "kernels/simd/warm_up.h"
 #include "tests/unit/op_runner.h"
 
@@ -382,6 +383,24 @@ TEST(SimdDepthwise, MatchesScalarOnOddPlanes) {
                 ++cases;
               }
   EXPECT_GT(cases, 300);
+}
+
+// A row's last outputs stored lane by lane: exactly the first `count`, nothing after them.
+TEST(SimdStoreFirst, StoresTheFirstCountAndNothingElse) {
+  int32_t ints[12];
+  for (int i = 0; i < 8; ++i) ints[i] = 100 + i;
+  for (int count = 0; count <= 8; ++count) {
+    std::vector<int32_t> dst(12, -1);
+    StoreFirstInts(dst.data(), wasm_v128_load(ints), wasm_v128_load(ints + 4), count);
+    for (int i = 0; i < 12; ++i) EXPECT_EQ(dst[i], i < count ? 100 + i : -1) << count;
+  }
+  uint8_t bytes[16];
+  for (int i = 0; i < 16; ++i) bytes[i] = static_cast<uint8_t>(200 + i);
+  for (int count = 0; count <= 16; ++count) {
+    std::vector<uint8_t> dst(20, 7);
+    StoreFirstBytes(dst.data(), wasm_v128_load(bytes), count);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(dst[i], i < count ? 200 + i : 7) << count;
+  }
 }
 
 // The start-up warm-up stays inside its buffers (ASan build) and leaves no state behind.
