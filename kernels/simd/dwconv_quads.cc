@@ -49,17 +49,9 @@ v128_t TapShuffle(const nn::WindowAxis& w) {
 void FillPadded(const DepthwiseQuadsShape& s, const uint8_t* x, Flip flip, uint8_t pad,
                 uint8_t* padded) {
   std::memset(padded, pad, s.PlaneBytes());
-  const v128_t flip_v = wasm_i8x16_splat(static_cast<int8_t>(flip.byte));
   for (int64_t ih = 0; ih < s.h.in; ++ih) {
-    const uint8_t* src = x + ih * s.w.in;
-    uint8_t* dst = padded + (ih + s.h.pad_begin) * s.padded_cols + s.w.pad_begin;
-    int64_t i = 0;
-    WEBNX_NO_UNROLL
-    for (; i + 16 <= s.w.in; i += 16) {
-      wasm_v128_store(dst + i, wasm_v128_xor(wasm_v128_load(src + i), flip_v));
-    }
-    WEBNX_PLAIN_LOOP
-    for (; i < s.w.in; ++i) dst[i] = src[i] ^ flip.byte;
+    CopyFlipped(x + ih * s.w.in, s.w.in, static_cast<uint8_t>(flip.byte),
+                padded + (ih + s.h.pad_begin) * s.padded_cols + s.w.pad_begin);
   }
 }
 

@@ -141,6 +141,32 @@ inline void StoreFirstBytes(uint8_t* dst, v128_t v, int count) {
   if (count & 2) wasm_v128_store16_lane(dst, v, 0), dst += 2, v = wasm_u64x2_shr(v, 16);
   if (count & 1) wasm_v128_store8_lane(dst, v, 0);
 }
+// dst[i] = src[i] ^ flip for i < n (a plane row into a padded copy; flip 0 copies): sixteen
+// bytes at a time, the last 1-15 by one step overlapping the one before, rows under 16 bytes
+// by eight, so that no row ends in a byte loop or a memcpy call.
+inline void CopyFlipped(const uint8_t* src, int64_t n, uint8_t flip, uint8_t* dst) {
+  const v128_t flip_v = wasm_i8x16_splat(static_cast<int8_t>(flip));
+  if (n >= 16) {
+    auto sixteen = [&](int64_t i) {
+      wasm_v128_store(dst + i, wasm_v128_xor(wasm_v128_load(src + i), flip_v));
+    };
+    int64_t i = 0;
+    WEBNX_NO_UNROLL
+    for (; i + 16 <= n; i += 16) sixteen(i);
+    if (i < n) sixteen(n - 16);
+    return;
+  }
+  if (n >= 8) {
+    auto eight = [&](int64_t i) {
+      wasm_v128_store64_lane(dst + i, wasm_v128_xor(wasm_v128_load64_zero(src + i), flip_v), 0);
+    };
+    eight(0);
+    eight(n - 8);
+    return;
+  }
+  WEBNX_PLAIN_LOOP
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i] ^ flip;
+}
 // Rows a, b, c, d become columns: afterwards a holds the first elements of the four inputs,
 // b the second ones, and so on.
 inline void Transpose4x4(f32x4& a, f32x4& b, f32x4& c, f32x4& d) {

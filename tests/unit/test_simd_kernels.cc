@@ -403,6 +403,22 @@ TEST(SimdStoreFirst, StoresTheFirstCountAndNothingElse) {
   }
 }
 
+// Rows of every length up to 40 bytes (each path: bytes, two 8-byte steps, 16-byte steps with
+// an overlapping last one), flipped and not, and nothing written past them.
+TEST(SimdCopyFlipped, CopiesEachByteOnce) {
+  std::vector<uint8_t> src(40);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
+  for (int64_t n = 0; n <= 40; ++n) {
+    for (uint8_t flip : {0x00, 0x80}) {
+      std::vector<uint8_t> dst(48, 5);
+      CopyFlipped(src.data(), n, flip, dst.data());
+      for (int64_t i = 0; i < 48; ++i) {
+        EXPECT_EQ(dst[i], i < n ? static_cast<uint8_t>(src[i] ^ flip) : 5) << n << " " << i;
+      }
+    }
+  }
+}
+
 // The start-up warm-up stays inside its buffers (ASan build) and leaves no state behind.
 TEST(SimdWarmUp, RunsOnItsOwnBuffers) {
   WarmUpKernels();
