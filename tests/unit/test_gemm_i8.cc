@@ -105,7 +105,8 @@ TEST(GemmI8, ProbeTellsTheEnginesDotKind) {
 }
 
 // Both packed forms, under both exact dot kinds, against the direct loop: odd shapes, depths
-// past the quads' depth block, any zero points, a subset of the panels.
+// past the quads' depth block, zero points per row and column or one for all (an activation's:
+// the quads' correction then takes each row's term once), a subset of the panels.
 TEST(GemmI8, BothFormsMatchTheDirectLoopUnderEitherDotKind) {
   std::mt19937 rng(19);
   for (simd::DotKind kind : {simd::DotKind::kUnsignedSecond, simd::DotKind::kSignedSecond}) {
@@ -117,8 +118,10 @@ TEST(GemmI8, BothFormsMatchTheDirectLoopUnderEitherDotKind) {
             for (int64_t k : {1, 3, 4, 5, 17, 33, 1027, 2050}) {
               for (int64_t n : {1, 8, 13, 24}) {
                 const auto a = RandomBytes(rng, m * k), b = RandomBytes(rng, k * n);
-                const auto a_zp = ZeroPointValues(rng, a_type, m),
-                           b_zp = ZeroPointValues(rng, b_type, n);
+                auto a_zp = ZeroPointValues(rng, a_type, m), b_zp = ZeroPointValues(rng, b_type, n);
+                const int shared = static_cast<int>(rng() % 4);  // bit 0: a's, bit 1: b's
+                if (shared & 1) std::fill(a_zp.begin(), a_zp.end(), a_zp[0]);
+                if (shared & 2) std::fill(b_zp.begin(), b_zp.end(), b_zp[0]);
                 std::vector<uint8_t> rows(simd::RowsBytes(form, m, k)),
                     panels(simd::PanelsBytes(form, k, n));
                 simd::PackRows(form, a.data(), a_type, m, k, k, {a_zp.data(), 0}, rows.data());
