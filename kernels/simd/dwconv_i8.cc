@@ -64,18 +64,14 @@ void FillTwoPhases(const uint8_t* src, const ColumnRange* inside, int64_t pad, i
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A byte b is (b ^ flip) - flip as int8 (flip 0x80) or uint8 (flip 0), so b minus the zero
 // point is (b ^ flip) - offset: one xor, one subtract.
 struct Widening {
   int flip, offset;
 };
 
-// Padded row r's phases (w.stride rows of phase_cols values, `dst`, zeroed): the input row
-// widened minus the zero point where it lies.
+// A padded row's phases (w.stride rows of phase_cols values, `dst`, zeroed) from its input row
+// `src`: the bytes widened minus the zero point over each phase's inside columns.
 void FillPhaseRow(const DepthwiseI8Shape& s, const uint8_t* src, Widening widen, int16_t* dst) {
   const int64_t stride = s.w.stride, cols = s.phase_cols;
   const int flip = widen.flip, offset = widen.offset;
@@ -127,8 +123,8 @@ void FillPairedPlanes(const DepthwiseI8Shape& s, const uint8_t* plane, DType dty
   const int flip = dtype == DType::kInt8 ? 0x80 : 0;
   const Widening widen{flip, flip + zero_point};
   const int64_t cols = s.phase_cols, phase_row = s.w.stride * cols;
-  // Every padded row first (rows s.w.stride phase rows each), then the pairs: a pair read right
-  // after its rows were written would wait on stores in flight.
+  // Every padded row first (each as its s.w.stride phase rows), then the pairs: a pair read
+  // right after its rows were written would wait on stores in flight.
   std::memset(rows, 0, sizeof(int16_t) * s.RowsScratch());
   const int64_t filled_end = std::min(s.plane_rows, s.h.pad_begin + s.h.in);
   for (int64_t r = std::max(s.h.pad_begin, int64_t{0}); r < filled_end; ++r) {

@@ -8,8 +8,8 @@
 namespace webnx::simd {
 namespace {
 
-// n bytes of `value`: the padding at a row's ends is a byte or two, where memset's call (a
-// runtime call in V8) would cost more than the bytes.
+// n bytes of `value`: the padding at a row's ends is a byte or two, where a memset call would
+// cost more than the bytes.
 inline void FillBytes(uint8_t* dst, uint8_t value, int64_t n) {
   if (n >= 64) {
     std::memset(dst, value, n);

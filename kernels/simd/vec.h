@@ -123,7 +123,7 @@ inline void StoreFirst(float* dst, f32x4 v, int count) {
   for (int i = 0; i < count; ++i) dst[i] = lanes[i];
 }
 // The first `count` (0 to 8) int32 of lo then hi into dst: a row's last outputs, stored lane by
-// lane (a memcpy of a few bytes is a call).
+// lane rather than through a tile and a memcpy call.
 inline void StoreFirstInts(int32_t* dst, v128_t lo, v128_t hi, int count) {
   if (count >= 4) wasm_v128_store(dst, lo), dst += 4, count -= 4, lo = hi;
   if (count == 4) return wasm_v128_store(dst, lo);
@@ -132,14 +132,6 @@ inline void StoreFirstInts(int32_t* dst, v128_t lo, v128_t hi, int count) {
     dst += 2, count -= 2, lo = wasm_i64x2_shuffle(lo, lo, 1, 1);
   }
   if (count == 1) wasm_v128_store32_lane(dst, lo, 0);
-}
-// The first `count` (0 to 16) bytes of v into dst, the same way.
-inline void StoreFirstBytes(uint8_t* dst, v128_t v, int count) {
-  if (count == 16) return wasm_v128_store(dst, v);
-  if (count & 8) wasm_v128_store64_lane(dst, v, 0), dst += 8, v = wasm_i64x2_shuffle(v, v, 1, 1);
-  if (count & 4) wasm_v128_store32_lane(dst, v, 0), dst += 4, v = wasm_u64x2_shr(v, 32);
-  if (count & 2) wasm_v128_store16_lane(dst, v, 0), dst += 2, v = wasm_u64x2_shr(v, 16);
-  if (count & 1) wasm_v128_store8_lane(dst, v, 0);
 }
 // dst[i] = src[i] ^ flip for i < n (a plane row into a padded copy; flip 0 copies): sixteen
 // bytes at a time, the last 1-15 by one step overlapping the one before, rows under 16 bytes

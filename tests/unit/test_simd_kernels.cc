@@ -394,13 +394,6 @@ TEST(SimdStoreFirst, StoresTheFirstCountAndNothingElse) {
     StoreFirstInts(dst.data(), wasm_v128_load(ints), wasm_v128_load(ints + 4), count);
     for (int i = 0; i < 12; ++i) EXPECT_EQ(dst[i], i < count ? 100 + i : -1) << count;
   }
-  uint8_t bytes[16];
-  for (int i = 0; i < 16; ++i) bytes[i] = static_cast<uint8_t>(200 + i);
-  for (int count = 0; count <= 16; ++count) {
-    std::vector<uint8_t> dst(20, 7);
-    StoreFirstBytes(dst.data(), wasm_v128_load(bytes), count);
-    for (int i = 0; i < 20; ++i) EXPECT_EQ(dst[i], i < count ? 200 + i : 7) << count;
-  }
 }
 
 // Rows of every length up to 40 bytes (each path: bytes, two 8-byte steps, 16-byte steps with
