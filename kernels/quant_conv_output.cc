@@ -55,6 +55,20 @@ void ConvOutput::PrepareDequantize(const Dequantize& args) {
                        &quotient_lo_, &quotient_hi_);
 }
 
+bool ConvOutput::RequantizesInTiles(int64_t plane, int64_t first_out, int64_t oc0, Tensor* y,
+                                    simd::QuadsRequantize* requantize) const {
+  if (!quantize_ || !one_clamp_) return false;
+  *requantize = {&factors_[oc0],
+                 has_bias_ ? &biases_[oc0] : nullptr,
+                 y->ptr<uint8_t>() + first_out * plane,
+                 plane,
+                 y_scale_,
+                 quotient_lo_,
+                 quotient_hi_,
+                 zero_point_};
+  return true;
+}
+
 void ConvOutput::Write(const int32_t* sums, int64_t sums_ld, int64_t plane, int64_t first_out,
                        int64_t oc0, int64_t count, Columns columns, Tensor* y) const {
   if (quantize_ && one_clamp_) {  // every row in one call: its constants set up once

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/simd/gemm_i8_quads.h"
 
 namespace webnx::quant {
 
@@ -46,6 +47,12 @@ class ConvOutput {
   // from `sums` + i * sums_ld on), into y's channels from first_out (planes of `plane` values).
   void Write(const int32_t* sums, int64_t sums_ld, int64_t plane, int64_t first_out, int64_t oc0,
              int64_t count, Columns columns, Tensor* y) const;
+
+  // Where Write would requantize to uint8 by simd::RequantizeRowsToU8: its factors from channel
+  // oc0 and y's bytes from channel first_out, for the product's tiles to do it
+  // (simd::GemmQuadsRequantized). False where Write takes another path.
+  bool RequantizesInTiles(int64_t plane, int64_t first_out, int64_t oc0, Tensor* y,
+                          simd::QuadsRequantize* requantize) const;
 
  private:
   bool requantize_ = false, quantize_ = false, has_bias_ = false, clamp_ = false;

@@ -152,12 +152,34 @@ int64_t ChunkColumns(int64_t rows) {
   return std::clamp<int64_t>(panels & ~int64_t{1}, 2, 16) * simd::kI8PanelCols;
 }
 
+namespace {
+
+// Panels per chunk of RunGemmByChunks: ChunkColumns' worth, and at least four chunks a thread.
+int64_t ChunkPanels(const RunContext& ctx, int64_t rows, int64_t count) {
+  const int64_t chunk =
+      std::min<int64_t>(ChunkColumns(rows) / simd::kI8PanelCols, count / (4 * ctx.threads()));
+  return chunk > 1 ? chunk & ~int64_t{1} : 1;
+}
+
+}  // namespace
+
+#if WEBNX_HAS_DOT_I8
+void RunGemmRequantized(const RunContext& ctx, int64_t rows, int64_t k, const void* packed_rows,
+                        const void* panels, int64_t n, const simd::QuadsRequantize& requantize) {
+  const int64_t count = simd::ColumnPanels(n), chunk = ChunkPanels(ctx, rows, count);
+  ctx.ParallelFor((count + chunk - 1) / chunk, [&](int64_t task, int) {
+    const int64_t begin = task * chunk, end = std::min(count, begin + chunk);
+    simd::GemmQuadsRequantized(rows, k, static_cast<const uint8_t*>(packed_rows),
+                               static_cast<const uint8_t*>(panels), begin, end, n, requantize);
+  });
+}
+#endif
+
 void RunGemmByChunks(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
                      const void* packed_rows, const void* panels, int64_t n, int32_t* scratch,
                      ColumnsDone done) {
   const int64_t count = simd::ColumnPanels(n), width = ChunkColumns(rows);
-  int64_t chunk = std::min<int64_t>(width / simd::kI8PanelCols, count / (4 * ctx.threads()));
-  chunk = chunk > 1 ? chunk & ~int64_t{1} : 1;
+  const int64_t chunk = ChunkPanels(ctx, rows, count);
   const int64_t panel_bytes = simd::PanelsBytes(form, k, simd::kI8PanelCols);
   const int64_t tasks = (count + chunk - 1) / chunk;
   ctx.ParallelFor(tasks, [&](int64_t task, int slot) {

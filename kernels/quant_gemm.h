@@ -9,7 +9,9 @@
 
 #include "core/function_ref.h"
 #include "core/kernel.h"
+#include "kernels/simd/dot_i8.h"
 #include "kernels/simd/gemm_i8.h"
+#include "kernels/simd/gemm_i8_quads.h"
 
 namespace webnx::quant {
 
@@ -69,6 +71,14 @@ inline int64_t ChunkScratchInts(int64_t rows) {
 void RunGemmByChunks(const RunContext& ctx, simd::I8Form form, int64_t rows, int64_t k,
                      const void* packed_rows, const void* panels, int64_t n, int32_t* scratch,
                      ColumnsDone done);
+
+#if WEBNX_HAS_DOT_I8
+// As RunGemmByChunks with RequantizeRowsToU8 as the output stage, for the relaxed form and a
+// depth of one pass (simd::GemmQuadsRequantized): each chunk's sums are requantized in the
+// tiles and never stored; `requantize` holds row 0's factors and column 0's output byte.
+void RunGemmRequantized(const RunContext& ctx, int64_t rows, int64_t k, const void* packed_rows,
+                        const void* panels, int64_t n, const simd::QuadsRequantize& requantize);
+#endif
 
 // fn(i, slot) for every i < count, a run of consecutive i per task, a few tasks per thread: a
 // late layer's channel plane is 49 bytes, and channel by channel the threads wrote into each

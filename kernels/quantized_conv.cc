@@ -142,6 +142,16 @@ class QuantizedConvKernel final : public Kernel {
     const void* rows =
         static_cast<const uint8_t*>(w_rows) + g * group_out * simd::RowStrideBytes(form_, depth);
     if (mode_ != ConvMode::kInteger && FinishesByChunks()) {
+#if WEBNX_HAS_DOT_I8
+      simd::QuadsRequantize requantize;
+      if (form_ == simd::I8Form::kQuads && simd::QuadDepth(depth) <= simd::kQuadsDepthBlock &&
+          output_.RequantizesInTiles(out_plane_, first_out, g * group_out, &ctx.output(0),
+                                     &requantize)) {
+        quant::RunGemmRequantized(ctx, group_out, depth, rows, panels_.data, out_plane_,
+                                  requantize);
+        return;
+      }
+#endif
       auto finish = [&](int64_t begin, int64_t end, const int32_t* sums, int64_t ld) {
         output_.Write(sums, ld, out_plane_, first_out, g * group_out, group_out, {begin, end},
                       &ctx.output(0));
@@ -160,7 +170,9 @@ class QuantizedConvKernel final : public Kernel {
     });
   }
 
-  bool FinishesByChunks() const { return out_plane_ > kFinishByColumnsAbove; }
+  bool FinishesByChunks() const {
+    return out_plane_ > kFinishByColumnsAbove;
+  }
 
   Status PlanRequantize(PlanContext& ctx) {
     WEBNX_RETURN_IF_ERROR(quant::CheckParam(ctx, in_.x_scale, 1, "x_scale", DType::kUndefined));

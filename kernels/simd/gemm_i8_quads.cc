@@ -4,6 +4,7 @@
 
 #if WEBNX_HAS_DOT_I8
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "kernels/simd/i32_row_store.h"
@@ -72,13 +73,43 @@ inline void Correct(const Correction& c, int valid, v128_t (*acc)[2]) {
 }
 
 constexpr int kTileRows = 4;
-constexpr int64_t kDepthBlock = 1024;  // bytes of a row per pass: a tile's rows then hold 4 KB
+constexpr int64_t kDepthBlock = kQuadsDepthBlock;  // bytes of a row per pass: 4 KB per tile
+
+// A row block's output stage in the tile: its rows' factors and first output bytes, and the
+// constants of RequantizeRowsToU8's arithmetic.
+struct TileRequantize {
+  const float* row_scales;
+  const float* row_biases;
+  uint8_t* y;
+  int64_t y_ld;
+  f32x4 scale, lo, hi, magic;
+  v128_t offset;
+};
+
+// Row r's eight sums as RequantizeRowsToU8 turns them into bytes, its first `cols` stored.
+inline void RequantizeRow(const TileRequantize& t, int r, const v128_t* acc, int cols, uint8_t* y) {
+  const f32x4 scale = Splat(t.row_scales[r]);
+  const f32x4 bias = Splat(t.row_biases ? t.row_biases[r] : -0.f);
+  v128_t q[2];
+  for (int half = 0; half < 2; ++half) {
+    const f32x4 v = Add(Mul(wasm_f32x4_convert_i32x4(acc[half]), scale), bias);
+    q[half] = wasm_i32x4_sub(Add(PMin(PMax(Div(v, t.scale), t.lo), t.hi), t.magic), t.offset);
+  }
+  const v128_t words = wasm_i16x8_narrow_i32x4(q[0], q[1]);
+  const v128_t bytes = wasm_u8x16_narrow_i16x8(words, words);
+  if (cols == kI8PanelCols) return wasm_v128_store64_lane(y, bytes, 0);
+  uint8_t lanes[16];
+  wasm_v128_store(lanes, bytes);
+  WEBNX_PLAIN_LOOP
+  for (int c = 0; c < cols; ++c) y[c] = lanes[c];
+}
 
 // kRows rows against one panel over kc bytes of depth: two dot products per row and 4 k values.
 // Sums are corrected when `correction` is given (the first depth block), else added to out.
 template <int kRows>
 void Tile(int64_t kc, const uint8_t* rows, int64_t row_stride, const uint8_t* panel, int32_t* out,
-          int64_t ldo, int cols, int valid, const Correction* correction) {
+          int64_t ldo, int cols, int valid, const Correction* correction,
+          const TileRequantize* requantize, int64_t n0) {
   v128_t acc[kRows][2];
   for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
   const int stride = static_cast<int>(row_stride);
@@ -93,6 +124,12 @@ void Tile(int64_t kc, const uint8_t* rows, int64_t row_stride, const uint8_t* pa
     }
   }
   if (correction) Correct<kRows>(*correction, valid, acc);
+  if (requantize) {
+    for (int r = 0; r < valid; ++r) {
+      RequantizeRow(*requantize, r, acc[r], cols, requantize->y + r * requantize->y_ld + n0);
+    }
+    return;
+  }
   for (int r = 0; r < valid; ++r) StoreRow(out + r * ldo, acc[r][0], acc[r][1], cols, !correction);
 }
 
@@ -100,7 +137,8 @@ void Tile(int64_t kc, const uint8_t* rows, int64_t row_stride, const uint8_t* pa
 WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t k, int64_t k0, int64_t kc, const uint8_t* rows,
                                       int valid, const uint8_t* panels, int64_t begin, int64_t end,
                                       int64_t n_total, int32_t* out, int64_t ldo,
-                                      const int32_t* shared_zero_point) {
+                                      const int32_t* shared_zero_point,
+                                      const TileRequantize* requantize) {
   const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k), panel_stride = QuadPanelStride(k);
   for (int64_t panel = begin; panel < end; ++panel) {
     const int64_t n0 = panel * kI8PanelCols;
@@ -111,12 +149,29 @@ WEBNX_SEPARATE_FUNCTION void RowBlock(int64_t k, int64_t k0, int64_t kc, const u
         shared_zero_point != nullptr, shared_zero_point ? *shared_zero_point : 0};
     const Correction* first = k0 == 0 ? &correction : nullptr;
     const uint8_t* block = packed + k0 * kI8PanelCols;
+    int32_t* at = out ? out + n0 : nullptr;
     if (valid == 1) {
-      Tile<1>(kc, rows + k0, row_stride, block, out + n0, ldo, cols, 1, first);
+      Tile<1>(kc, rows + k0, row_stride, block, at, ldo, cols, 1, first, requantize, n0);
     } else {
-      Tile<kTileRows>(kc, rows + k0, row_stride, block, out + n0, ldo, cols, valid, first);
+      Tile<kTileRows>(kc, rows + k0, row_stride, block, at, ldo, cols, valid, first, requantize,
+                      n0);
     }
   }
+}
+
+// The rows' zero point when they all have one (after each row's bytes and sum), else
+// kNoSharedZeroPoint (no 8-bit zero point, flipped or not, is that value).
+constexpr int32_t kNoSharedZeroPoint = INT32_MIN;
+int32_t SharedRowZeroPoint(const uint8_t* rows, int64_t rows_count, int64_t kq,
+                           int64_t row_stride) {
+  int32_t zero_point = 0;
+  std::memcpy(&zero_point, rows + kq + 4, sizeof(zero_point));
+  for (int64_t r = 1; r < rows_count; ++r) {
+    int32_t z;
+    std::memcpy(&z, rows + r * row_stride + kq + 4, sizeof(z));
+    if (z != zero_point) return kNoSharedZeroPoint;
+  }
+  return zero_point;
 }
 
 }  // namespace
@@ -198,22 +253,40 @@ void GemmQuads(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t
                int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo) {
   if (rows_count <= 0) return;
   const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k);
-  // The rows' zero point when they all have one (after each row's bytes and sum).
-  int32_t zero_point = 0;
-  std::memcpy(&zero_point, rows + kq + 4, sizeof(zero_point));
-  bool shared = true;
-  for (int64_t r = 1; r < rows_count && shared; ++r) {
-    int32_t z;
-    std::memcpy(&z, rows + r * row_stride + kq + 4, sizeof(z));
-    shared = z == zero_point;
-  }
+  const int32_t zero_point = SharedRowZeroPoint(rows, rows_count, kq, row_stride);
+  const bool shared = zero_point != kNoSharedZeroPoint;
   for (int64_t k0 = 0; k0 < kq; k0 += kDepthBlock) {
     const int64_t kc = std::min(kDepthBlock, kq - k0);
     for (int64_t r = 0; r < rows_count; r += kTileRows) {
       const int valid = static_cast<int>(std::min<int64_t>(kTileRows, rows_count - r));
       RowBlock(k, k0, kc, rows + r * row_stride, valid, panels, panel_begin, panel_end, n_total,
-               out + r * ldo, ldo, shared ? &zero_point : nullptr);
+               out + r * ldo, ldo, shared ? &zero_point : nullptr, nullptr);
     }
+  }
+}
+
+void GemmQuadsRequantized(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t* panels,
+                          int64_t panel_begin, int64_t panel_end, int64_t n_total,
+                          const QuadsRequantize& q) {
+  const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k);
+  const int32_t zero_point = SharedRowZeroPoint(rows, rows_count, kq, row_stride);
+  const bool shared = zero_point != kNoSharedZeroPoint;
+  TileRequantize t{q.row_scales,
+                   q.row_biases,
+                   q.y,
+                   q.y_ld,
+                   Splat(q.scale),
+                   Splat(q.lo),
+                   Splat(q.hi),
+                   Splat(12582912.f),  // rounds half to even (RequantizeRowsToU8)
+                   wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), wasm_i32x4_splat(q.zero_point))};
+  for (int64_t r = 0; r < rows_count; r += kTileRows) {
+    const int valid = static_cast<int>(std::min<int64_t>(kTileRows, rows_count - r));
+    t.row_scales = q.row_scales + r;
+    t.row_biases = q.row_biases ? q.row_biases + r : nullptr;
+    t.y = q.y + r * q.y_ld;
+    RowBlock(k, 0, kq, rows + r * row_stride, valid, panels, panel_begin, panel_end, n_total,
+             nullptr, 0, shared ? &zero_point : nullptr, &t);
   }
 }
 

@@ -43,4 +43,22 @@ void PackPanelsQuads(const void* src, DType dtype, int64_t k, int64_t n, int64_t
 void GemmQuads(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t* panels,
                int64_t panel_begin, int64_t panel_end, int64_t n_total, int32_t* out, int64_t ldo);
 
+// What RequantizeRowsToU8 does to a product's sums (kernels/simd/quantize_u8.h), done to each
+// tile's sums in registers: row r's values at y + r * y_ld, column n at + n.
+struct QuadsRequantize {
+  const float* row_scales;
+  const float* row_biases;  // may be null
+  uint8_t* y;
+  int64_t y_ld;
+  float scale, lo, hi;
+  int32_t zero_point;
+};
+
+// GemmQuads with its sums requantized as RequantizeRowsToU8 would, bitwise, and never stored:
+// for QuadDepth(k) <= kQuadsDepthBlock (one pass over the depth).
+constexpr int64_t kQuadsDepthBlock = 1024;
+void GemmQuadsRequantized(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t* panels,
+                          int64_t panel_begin, int64_t panel_end, int64_t n_total,
+                          const QuadsRequantize& requantize);
+
 }  // namespace webnx::simd

@@ -16,6 +16,7 @@
 #include "kernels/simd/dot_i8.h"
 #include "kernels/simd/dwconv_i8.h"
 #include "kernels/simd/gemm_i8.h"
+#include "kernels/simd/gemm_i8_quads.h"
 #include "kernels/simd/quantize_u8.h"
 #include "tests/unit/op_runner.h"
 
@@ -143,6 +144,62 @@ TEST(GemmI8, BothFormsMatchTheDirectLoopUnderEitherDotKind) {
   }
 }
 
+// The relaxed product with RequantizeRowsToU8 done in its tiles gives the bytes of the product's
+// sums requantized after it: both dot kinds, row counts around the tile's 4, depths around the
+// quad and up to one pass, narrow last panels, a subset of the panels, with and without biases,
+// clamps that cut the range or not. Bytes outside the written rows and columns stay as they were.
+TEST(GemmI8, RequantizedInTilesIsRequantizedAfter) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  for (simd::DotKind kind : {simd::DotKind::kUnsignedSecond, simd::DotKind::kSignedSecond}) {
+    EmulatedDotScope scope(kind);
+    for (int64_t m : {1, 3, 4, 9}) {
+      for (int64_t k : {1, 5, 16, 27, 1024}) {
+        for (int64_t n : {5, 16, 37}) {
+          const auto a = RandomBytes(rng, m * k), b = RandomBytes(rng, k * n);
+          const auto a_zp = ZeroPointValues(rng, DType::kInt8, m);
+          const std::vector<int32_t> b_zp(n, 37);
+          const simd::I8Form form = simd::I8Form::kQuads;
+          std::vector<uint8_t> rows(simd::RowsBytes(form, m, k)),
+              panels(simd::PanelsBytes(form, k, n));
+          simd::PackRows(form, a.data(), DType::kInt8, m, k, k, {a_zp.data(), 0}, rows.data());
+          simd::PackPanels(form, b.data(), DType::kUint8, k, n, n, {b_zp.data(), 0}, panels.data());
+          std::vector<float> scales(m), biases(m);
+          for (int64_t r = 0; r < m; ++r)
+            scales[r] = 1e-4f + 1e-3f * unit(rng), biases[r] = unit(rng) - 0.5f;
+          const float scale = 0.02f + 0.05f * unit(rng);
+          const int32_t zero_point = static_cast<int32_t>(rng() % 256);
+          for (bool with_bias : {false, true}) {
+            for (float clamp_hi : {std::numeric_limits<float>::infinity(), 0.7f}) {
+              float lo, hi;
+              simd::QuotientBounds(0.f, clamp_hi, scale, zero_point, &lo, &hi);
+              // After the product: sums, then the output stage on panels [1, count).
+              const int64_t count = simd::ColumnPanels(n), first = simd::kI8PanelCols;
+              std::vector<int32_t> sums(m * n, 0);
+              simd::Gemm(form, m, k, rows.data(), panels.data(), 1, count, n, sums.data(), n);
+              std::vector<uint8_t> want(m * n, 99), got(m * n, 99);
+              const simd::RequantizeRows after{sums.data() + first,
+                                               n,
+                                               scales.data(),
+                                               with_bias ? biases.data() : nullptr,
+                                               want.data() + first,
+                                               n,
+                                               m,
+                                               n - first};
+              if (n > first) simd::RequantizeRowsToU8(after, scale, lo, hi, zero_point);
+              const simd::QuadsRequantize in_tiles{
+                  scales.data(), with_bias ? biases.data() : nullptr, got.data(), n, scale, lo, hi,
+                  zero_point};
+              simd::GemmQuadsRequantized(m, k, rows.data(), panels.data(), 1, count, n, in_tiles);
+              ASSERT_EQ(got, want) << static_cast<int>(kind) << " " << m << "x" << k << "x" << n
+                                   << " bias " << with_bias << " clamp " << clamp_hi;
+            }
+          }
+        }
+      }
+    }
+  }
+}
 #endif
 
 TEST(GemmI8, RequantizeRowMatchesSaturate) {
