@@ -87,7 +87,8 @@ struct TileRequantize {
 };
 
 // Row r's eight sums as RequantizeRowsToU8 turns them into bytes, its first `cols` stored.
-inline void RequantizeRow(const TileRequantize& t, int r, const v128_t* acc, int cols, uint8_t* y) {
+inline void RequantizeTileRow(const TileRequantize& t, int r, const v128_t* acc, int cols,
+                              uint8_t* y) {
   const f32x4 scale = Splat(t.row_scales[r]);
   const f32x4 bias = Splat(t.row_biases ? t.row_biases[r] : -0.f);
   v128_t q[2];
@@ -105,7 +106,8 @@ inline void RequantizeRow(const TileRequantize& t, int r, const v128_t* acc, int
 }
 
 // kRows rows against one panel over kc bytes of depth: two dot products per row and 4 k values.
-// Sums are corrected when `correction` is given (the first depth block), else added to out.
+// Sums are corrected when `correction` is given (the first depth block), else added to out;
+// with `requantize` (one pass over the depth), turned into bytes instead of stored.
 template <int kRows>
 void Tile(int64_t kc, const uint8_t* rows, int64_t row_stride, const uint8_t* panel, int32_t* out,
           int64_t ldo, int cols, int valid, const Correction* correction,
@@ -126,7 +128,7 @@ void Tile(int64_t kc, const uint8_t* rows, int64_t row_stride, const uint8_t* pa
   if (correction) Correct<kRows>(*correction, valid, acc);
   if (requantize) {
     for (int r = 0; r < valid; ++r) {
-      RequantizeRow(*requantize, r, acc[r], cols, requantize->y + r * requantize->y_ld + n0);
+      RequantizeTileRow(*requantize, r, acc[r], cols, requantize->y + r * requantize->y_ld + n0);
     }
     return;
   }
@@ -268,6 +270,7 @@ void GemmQuads(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t
 void GemmQuadsRequantized(int64_t rows_count, int64_t k, const uint8_t* rows, const uint8_t* panels,
                           int64_t panel_begin, int64_t panel_end, int64_t n_total,
                           const QuadsRequantize& q) {
+  if (rows_count <= 0) return;
   const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k);
   const int32_t zero_point = SharedRowZeroPoint(rows, rows_count, kq, row_stride);
   const bool shared = zero_point != kNoSharedZeroPoint;
