@@ -2,11 +2,12 @@
 // where this engine's dot is exact for every 8-bit value (measured here by a module of its own),
 // and its integer outputs are bitwise the plain build's: ConvInteger (dense and depthwise) and
 // MatMulInteger with uint8 and int8 operands, zero points per tensor and per channel, depths past
-// the relaxed GEMM's depth block.
+// the relaxed GEMM's depth block; and QDQ convs handing 8-bit values on over planes of more than
+// 512 columns, which the relaxed build requantizes in the GEMM's tiles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, sharedBrowser } from './helpers.mjs';
-import { initializer, int, ints, ints8, modelOf } from '../node/quant-models.mjs';
+import { floats, initializer, int, ints, ints8, modelOf } from '../node/quant-models.mjs';
 import { Rng } from '../fuzz-diff/generator.mjs';
 import { relaxedDotKind } from '../node/relaxed-dot-probe.mjs';
 
@@ -45,16 +46,51 @@ const feeds = {
   a_signed: ['int8', ints8(rng, 'int8', M * K), [M, K]],
 };
 
-// The model on the build env.simd picks, and what the engine's relaxed dot computes
+// QDQ 1x1 convs on a 25 x 27 plane (675 columns: finished by chunks), the first's Relu and
+// QuantizeLinear run by it (uint8 out, also a graph output), with and without a bias.
+const QC = 12, QH = 25, QW = 27, QE = 20;
+const qdqModel = modelOf({
+  nodes: [
+    ['QuantizeLinear', ['x', 'xs', 'xz'], ['xq']],
+    ['DequantizeLinear', ['xq', 'xs', 'xz'], ['xd']],
+    ['DequantizeLinear', ['w1', 'w1s', 'w1z'], ['w1d'], [int('axis', 0)]],
+    ['DequantizeLinear', ['b1', 'b1s'], ['b1d'], [int('axis', 0)]],
+    ['Conv', ['xd', 'w1d', 'b1d'], ['c1']],
+    ['Relu', ['c1'], ['r1']],
+    ['QuantizeLinear', ['r1', 'as', 'az'], ['aq']],
+    ['DequantizeLinear', ['aq', 'as', 'az'], ['ad']],
+    ['DequantizeLinear', ['w2', 'w2s', 'w2z'], ['w2d'], [int('axis', 0)]],
+    ['Conv', ['ad', 'w2d'], ['c2']],
+    ['QuantizeLinear', ['c2', 'xs', 'xz'], ['y']],
+  ],
+  inputs: [['x', 'float32', [1, QC, QH, QW]]],
+  outputs: [['y', 'uint8', [1, QC, QH, QW]], ['aq', 'uint8', [1, QE, QH, QW]]],
+  initializers: [
+    initializer('xs', 'float32', [], [0.03]), initializer('xz', 'uint8', [], [120]),
+    initializer('as', 'float32', [], [0.02]), initializer('az', 'uint8', [], [5]),
+    initializer('w1', 'int8', [QE, QC, 1, 1], ints8(rng, 'int8', QE * QC)),
+    initializer('w1s', 'float32', [QE], floats(rng, QE, 0.002, 0.02)),
+    initializer('w1z', 'int8', [QE], new Array(QE).fill(0)),
+    initializer('b1', 'int32', [QE], ints8(rng, 'int8', QE).map((v) => 40 * v)),
+    initializer('b1s', 'float32', [QE], floats(rng, QE, 0.00006, 0.0006)),
+    initializer('w2', 'int8', [QC, QE, 1, 1], ints8(rng, 'int8', QC * QE)),
+    initializer('w2s', 'float32', [QC], floats(rng, QC, 0.002, 0.02)),
+    initializer('w2z', 'int8', [QC], new Array(QC).fill(0)),
+  ],
+  opset: 13,
+});
+const qdqFeeds = { x: ['float32', floats(rng, QC * QH * QW, -2, 4), [1, QC, QH, QW]] };
+
+// A model on the build env.simd picks, and what the engine's relaxed dot computes
 // (tests/node/relaxed-dot-probe.mjs).
-async function runPage(simd) {
+async function runPage(simd, bytes = model, inputFeeds = feeds) {
   const page = await openPage(shared.browser, `${shared.server.url}/web/style.css`);
   try {
     return await page.evaluate(async ({ simd, bytes, feeds }) => {
       const { InferenceSession, Tensor, env } = await import('/js/index.mjs');
       env.simd = simd;
       const session = await InferenceSession.create(new Uint8Array(bytes), { numThreads: 1 });
-      const typed = { uint8: Uint8Array, int8: Int8Array };
+      const typed = { uint8: Uint8Array, int8: Int8Array, float32: Float32Array };
       const inputs = Object.fromEntries(Object.entries(feeds).map(
         ([name, [type, values, dims]]) => [name, new Tensor(type, typed[type].from(values), dims)]));
       const out = await session.run(inputs);
@@ -64,7 +100,7 @@ async function runPage(simd) {
         int8Product: env.int8Product,
         outputs: Object.fromEntries(Object.entries(out).map(([k, t]) => [k, Array.from(t.data)])),
       };
-    }, { simd, bytes: Array.from(model), feeds }).then(async (r) => ({ ...r, dot: await page.evaluate(relaxedDotKind) }));
+    }, { simd, bytes: Array.from(bytes), feeds: inputFeeds }).then(async (r) => ({ ...r, dot: await page.evaluate(relaxedDotKind) }));
   } finally {
     await page.close();
   }
@@ -93,4 +129,17 @@ test('the relaxed build takes the relaxed dot only where it is exact, with the p
     }
   }
   assert.deepEqual(relaxed.outputs.product, direct);
+});
+
+test('QDQ convs handing 8-bit values on over a 675-column plane: the relaxed build\'s bytes are the plain build\'s', async () => {
+  const relaxed = await runPage('auto', qdqModel, qdqFeeds);
+  const plain = await runPage('simd', qdqModel, qdqFeeds);
+  assert.equal(relaxed.backend, 'wasm-relaxed');
+  assert.equal(plain.backend, 'wasm');
+  for (const name of ['aq', 'y']) {
+    assert.equal(relaxed.outputs[name].length, QH * QW * (name === 'aq' ? QE : QC));
+    assert.deepEqual(relaxed.outputs[name], plain.outputs[name], name);
+  }
+  // Not a constant: the clamp and the zero point leave most bytes elsewhere.
+  assert.ok(new Set(relaxed.outputs.aq).size > 50, `${new Set(relaxed.outputs.aq).size} distinct bytes`);
 });
