@@ -50,9 +50,10 @@ void FillTwoPhases(const uint8_t* src, const ColumnRange* inside, int64_t pad, i
     wasm_v128_store(dst1 + v, wasm_i16x8_sub(odd, offset_v));
   };
   int64_t v = v0;  // [v0, v): both phases' columns from whole vectors, inside the row
-  WEBNX_NO_UNROLL
-  for (; v + 8 <= v1; v += 8) eight(v);
-  if (v < v1 && v1 - v0 >= 8) eight(v1 - 8), v = v1;  // the rest, overlapping the last vector
+  if (v1 - v0 >= 8) {
+    OverlappingSteps(v1 - v0, 8, [&](int64_t i) { eight(v0 + i); });
+    v = v1;
+  }
   int16_t* dst[2] = {dst0, dst1};
   for (int p = 0; p < 2; ++p) {
     WEBNX_PLAIN_LOOP
@@ -90,9 +91,8 @@ void FillPhaseRow(const DepthwiseI8Shape& s, const uint8_t* src, Widening widen,
         const v128_t bytes = wasm_v128_xor(wasm_u16x8_load8x8(src + at + first), flip_v);
         wasm_v128_store(row + at, wasm_i16x8_sub(bytes, offset_v));
       };
-      WEBNX_NO_UNROLL
-      for (; j + 8 <= end; j += 8) eight(j);
-      if (j < end) eight(end - 8), j = end;  // the rest, overlapping the last vector
+      OverlappingSteps(end - j, 8, [&](int64_t i) { eight(j + i); });
+      j = end;
     }
     WEBNX_PLAIN_LOOP
     for (; j < end; ++j) {
@@ -108,12 +108,9 @@ void Interleave(const int16_t* a, const int16_t* b, int64_t cols, int16_t* dst) 
     wasm_v128_store(dst + 2 * j, wasm_i16x8_shuffle(x, y, 0, 8, 1, 9, 2, 10, 3, 11));
     wasm_v128_store(dst + 2 * j + 8, wasm_i16x8_shuffle(x, y, 4, 12, 5, 13, 6, 14, 7, 15));
   };
-  int64_t j = 0;
-  WEBNX_NO_UNROLL
-  for (; j + 8 <= cols; j += 8) eight(j);
-  if (j < cols && cols >= 8) eight(cols - 8), j = cols;  // the rest, overlapping the last vector
+  if (cols >= 8) return OverlappingSteps(cols, 8, eight);
   WEBNX_PLAIN_LOOP
-  for (; j < cols; ++j) dst[2 * j] = a[j], dst[2 * j + 1] = b[j];
+  for (int64_t j = 0; j < cols; ++j) dst[2 * j] = a[j], dst[2 * j + 1] = b[j];
 }
 
 }  // namespace

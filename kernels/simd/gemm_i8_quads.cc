@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "kernels/simd/i32_row_store.h"
+#include "kernels/simd/quantize_u8.h"
 
 namespace webnx::simd {
 namespace {
@@ -76,27 +77,22 @@ constexpr int kTileRows = 4;
 constexpr int64_t kDepthBlock = kQuadsDepthBlock;  // bytes of a row per pass: 4 KB per tile
 
 // A row block's output stage in the tile: its rows' factors and first output bytes, and the
-// constants of RequantizeRowsToU8's arithmetic.
+// output stage's step (simd::RequantizeStep).
 struct TileRequantize {
   const float* row_scales;
   const float* row_biases;
   uint8_t* y;
   int64_t y_ld;
-  f32x4 scale, lo, hi, magic;
-  v128_t offset;
+  RequantizeStep step;
 };
 
 // Row r's eight sums as RequantizeRowsToU8 turns them into bytes, its first `cols` stored.
 inline void RequantizeTileRow(const TileRequantize& t, int r, const v128_t* acc, int cols,
                               uint8_t* y) {
-  const f32x4 scale = Splat(t.row_scales[r]);
+  const f32x4 factor = Splat(t.row_scales[r]);
   const f32x4 bias = Splat(t.row_biases ? t.row_biases[r] : -0.f);
-  v128_t q[2];
-  for (int half = 0; half < 2; ++half) {
-    const f32x4 v = Add(Mul(wasm_f32x4_convert_i32x4(acc[half]), scale), bias);
-    q[half] = wasm_i32x4_sub(Add(PMin(PMax(Div(v, t.scale), t.lo), t.hi), t.magic), t.offset);
-  }
-  const v128_t words = wasm_i16x8_narrow_i32x4(q[0], q[1]);
+  const v128_t words =
+      wasm_i16x8_narrow_i32x4(t.step.Four(acc[0], factor, bias), t.step.Four(acc[1], factor, bias));
   const v128_t bytes = wasm_u8x16_narrow_i16x8(words, words);
   if (cols == kI8PanelCols) return wasm_v128_store64_lane(y, bytes, 0);
   uint8_t lanes[16];
@@ -274,15 +270,8 @@ void GemmQuadsRequantized(int64_t rows_count, int64_t k, const uint8_t* rows, co
   const int64_t kq = QuadDepth(k), row_stride = QuadRowStride(k);
   const int32_t zero_point = SharedRowZeroPoint(rows, rows_count, kq, row_stride);
   const bool shared = zero_point != kNoSharedZeroPoint;
-  TileRequantize t{q.row_scales,
-                   q.row_biases,
-                   q.y,
-                   q.y_ld,
-                   Splat(q.scale),
-                   Splat(q.lo),
-                   Splat(q.hi),
-                   Splat(12582912.f),  // rounds half to even (RequantizeRowsToU8)
-                   wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), wasm_i32x4_splat(q.zero_point))};
+  TileRequantize t{q.row_scales, q.row_biases, q.y, q.y_ld,
+                   RequantizeStep(q.scale, q.lo, q.hi, q.zero_point)};
   for (int64_t r = 0; r < rows_count; r += kTileRows) {
     const int valid = static_cast<int>(std::min<int64_t>(kTileRows, rows_count - r));
     t.row_scales = q.row_scales + r;

@@ -122,29 +122,19 @@ void QuotientBounds(float clamp_lo, float clamp_hi, float scale, int32_t zero_po
 
 void RequantizeRowsToU8(const RequantizeRows& r, float scale, float lo, float hi,
                         int32_t zero_point) {
-  const f32x4 scale_v = Splat(scale), lo_v = Splat(lo), hi_v = Splat(hi);
-  const f32x4 magic = Splat(12582912.f);  // rounds half to even (RoundSaturate)
-  const v128_t offset = wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), wasm_i32x4_splat(zero_point));
+  const RequantizeStep step(scale, lo, hi, zero_point);
   for (int64_t row = 0; row < r.rows; ++row) {
     const f32x4 row_scale = Splat(r.row_scales[row]);
     const f32x4 bias = Splat(r.row_biases ? r.row_biases[row] : -0.f);
     auto sixteen = [&](const int32_t* from, uint8_t* to) {
       v128_t q[4];
-      for (int j = 0; j < 4; ++j) {
-        const f32x4 v =
-            Add(Mul(wasm_f32x4_convert_i32x4(wasm_v128_load(from + 4 * j)), row_scale), bias);
-        q[j] = wasm_i32x4_sub(Add(PMin(PMax(Div(v, scale_v), lo_v), hi_v), magic), offset);
-      }
+      for (int j = 0; j < 4; ++j) q[j] = step.Four(wasm_v128_load(from + 4 * j), row_scale, bias);
       StoreBytes(q, false, to);
     };
     const int32_t* acc = r.acc + row * r.acc_ld;
     uint8_t* y = r.y + row * r.y_ld;
-    int64_t i = 0;
-    WEBNX_NO_UNROLL
-    for (; i + 16 <= r.n; i += 16) sixteen(acc + i, y + i);
-    if (i == r.n) continue;
-    if (r.n >= 16) {  // the last 1 to 15 values by one step overlapping the one before
-      sixteen(acc + r.n - 16, y + r.n - 16);
+    if (r.n >= 16) {
+      OverlappingSteps(r.n, 16, [&](int64_t i) { sixteen(acc + i, y + i); });
       continue;
     }
     int32_t rest[16] = {};  // a row of under 16 values through the same steps

@@ -23,6 +23,25 @@ inline v128_t RoundSaturate(f32x4 v, f32x4 lo, f32x4 hi, v128_t zero_point) {
   return wasm_i32x4_sub(bits, wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), zero_point));
 }
 
+// RequantizeRowsToU8's step on four sums of one row (its factor and bias splat): the value
+// float(acc) * factor + bias, its quotient by the scale clamped once to [lo, hi] (QuotientBounds)
+// and rounded half to even as RoundSaturate does, plus the zero point. The output stage and the
+// relaxed GEMM's tiles (GemmQuadsRequantized) both take it, so their bytes are the same.
+struct RequantizeStep {
+  f32x4 scale, lo, hi, magic;
+  v128_t offset;  // 0x4B400000 - zero point
+  RequantizeStep(float scale_value, float lo_value, float hi_value, int32_t zero_point)
+      : scale(Splat(scale_value)),
+        lo(Splat(lo_value)),
+        hi(Splat(hi_value)),
+        magic(Splat(12582912.f)),
+        offset(wasm_i32x4_sub(wasm_i32x4_splat(0x4B400000), wasm_i32x4_splat(zero_point))) {}
+  v128_t Four(v128_t acc, f32x4 factor, f32x4 bias) const {
+    const f32x4 v = Add(Mul(wasm_f32x4_convert_i32x4(acc), factor), bias);
+    return wasm_i32x4_sub(Add(PMin(PMax(Div(v, scale), lo), hi), magic), offset);
+  }
+};
+
 // Sixteen saturated int32 values (q[0..3]) stored as uint8 or int8.
 inline void StoreBytes(const v128_t* q, bool is_signed, uint8_t* out) {
   const v128_t lo = wasm_i16x8_narrow_i32x4(q[0], q[1]);

@@ -133,28 +133,30 @@ inline void StoreFirstInts(int32_t* dst, v128_t lo, v128_t hi, int count) {
   }
   if (count == 1) wasm_v128_store32_lane(dst, lo, 0);
 }
+// fn(i) for i = 0, step, 2 * step, ... while a whole step fits in n (n >= step), then once at
+// n - step for the last 1 to step - 1: a step overlapping the one before, which must write the
+// same values again. Rows of vectors end so instead of in a scalar loop.
+template <typename Fn>
+inline void OverlappingSteps(int64_t n, int64_t step, Fn&& fn) {
+  int64_t i = 0;
+  WEBNX_NO_UNROLL
+  for (; i + step <= n; i += step) fn(i);
+  if (i < n) fn(n - step);
+}
 // dst[i] = src[i] ^ flip for i < n (a plane row into a padded copy; flip 0 copies): sixteen
-// bytes at a time, the last 1-15 by one step overlapping the one before, rows under 16 bytes
-// by eight, so that no row ends in a byte loop or a memcpy call.
+// bytes at a time, rows under 16 bytes by eight, so that no row ends in a byte loop or a
+// memcpy call.
 inline void CopyFlipped(const uint8_t* src, int64_t n, uint8_t flip, uint8_t* dst) {
   const v128_t flip_v = wasm_i8x16_splat(static_cast<int8_t>(flip));
   if (n >= 16) {
-    auto sixteen = [&](int64_t i) {
+    return OverlappingSteps(n, 16, [&](int64_t i) {
       wasm_v128_store(dst + i, wasm_v128_xor(wasm_v128_load(src + i), flip_v));
-    };
-    int64_t i = 0;
-    WEBNX_NO_UNROLL
-    for (; i + 16 <= n; i += 16) sixteen(i);
-    if (i < n) sixteen(n - 16);
-    return;
+    });
   }
   if (n >= 8) {
-    auto eight = [&](int64_t i) {
+    return OverlappingSteps(n, 8, [&](int64_t i) {
       wasm_v128_store64_lane(dst + i, wasm_v128_xor(wasm_v128_load64_zero(src + i), flip_v), 0);
-    };
-    eight(0);
-    eight(n - 8);
-    return;
+    });
   }
   WEBNX_PLAIN_LOOP
   for (int64_t i = 0; i < n; ++i) dst[i] = src[i] ^ flip;
