@@ -63,8 +63,8 @@ const qdqModel = modelOf({
     ['Conv', ['ad', 'w2d'], ['c2']],
     ['QuantizeLinear', ['c2', 'xs', 'xz'], ['y']],
   ],
-  inputs: [['x', 'float32', [1, QC, QH, QW]]],
-  outputs: [['y', 'uint8', [1, QC, QH, QW]], ['aq', 'uint8', [1, QE, QH, QW]]],
+  inputs: [['x', 'float32', ['N', QC, QH, QW]]],
+  outputs: [['y', 'uint8', ['N', QC, QH, QW]], ['aq', 'uint8', ['N', QE, QH, QW]]],
   initializers: [
     initializer('xs', 'float32', [], [0.03]), initializer('xz', 'uint8', [], [120]),
     initializer('as', 'float32', [], [0.02]), initializer('az', 'uint8', [], [5]),
@@ -79,7 +79,36 @@ const qdqModel = modelOf({
   ],
   opset: 13,
 });
-const qdqFeeds = { x: ['float32', floats(rng, QC * QH * QW, -2, 4), [1, QC, QH, QW]] };
+const qdqInput = floats(rng, 3 * QC * QH * QW, -2, 4);
+const qdqFeeds = (batch) => ({ x: ['float32', qdqInput.slice(0, batch * QC * QH * QW), [batch, QC, QH, QW]] });
+const QDQ_BATCHES = [3, 1, 3];
+
+// The QDQ model's outputs for each batch of QDQ_BATCHES: in one session (large -> small -> back)
+// or each in a fresh one, on the build env.simd picks, with `numThreads` threads.
+async function runBatches(simd, numThreads, fresh) {
+  const page = await openPage(shared.browser, `${shared.server.url}/web/style.css`);
+  try {
+    return await page.evaluate(async ({ simd, numThreads, fresh, bytes, runs }) => {
+      const { InferenceSession, Tensor, env } = await import('/js/index.mjs');
+      env.simd = simd;
+      const create = () => InferenceSession.create(new Uint8Array(bytes), { numThreads });
+      let session = await create();
+      const outputs = [];
+      for (const [type, values, dims] of runs) {
+        if (fresh && outputs.length) {
+          await session.release();
+          session = await create();
+        }
+        const out = await session.run({ x: new Tensor(type, Float32Array.from(values), dims) });
+        outputs.push({ aq: Array.from(out.aq.data), y: Array.from(out.y.data) });
+      }
+      await session.release();
+      return { backend: env.backend, outputs };
+    }, { simd, numThreads, fresh, bytes: Array.from(qdqModel), runs: QDQ_BATCHES.map((b) => qdqFeeds(b).x) });
+  } finally {
+    await page.close();
+  }
+}
 
 // A model on the build env.simd picks, and what the engine's relaxed dot computes
 // (tests/node/relaxed-dot-probe.mjs).
@@ -131,15 +160,20 @@ test('the relaxed build takes the relaxed dot only where it is exact, with the p
   assert.deepEqual(relaxed.outputs.product, direct);
 });
 
-test('QDQ convs handing 8-bit values on over a 675-column plane: the relaxed build\'s bytes are the plain build\'s', async () => {
-  const relaxed = await runPage('auto', qdqModel, qdqFeeds);
-  const plain = await runPage('simd', qdqModel, qdqFeeds);
-  assert.equal(relaxed.backend, 'wasm-relaxed');
+test('QDQ convs handing 8-bit values on over a 675-column plane, batch 3 -> 1 -> 3 in one session, 1 and 2 threads: the relaxed build\'s bytes are the plain build\'s in fresh sessions', async () => {
+  const plain = await runBatches('simd', 1, true);
   assert.equal(plain.backend, 'wasm');
-  for (const name of ['aq', 'y']) {
-    assert.equal(relaxed.outputs[name].length, QH * QW * (name === 'aq' ? QE : QC));
-    assert.deepEqual(relaxed.outputs[name], plain.outputs[name], name);
+  for (const numThreads of [1, 2]) {
+    const relaxed = await runBatches('auto', numThreads, false);
+    assert.equal(relaxed.backend, numThreads > 1 ? 'wasm-relaxed-mt' : 'wasm-relaxed');
+    QDQ_BATCHES.forEach((batch, k) => {
+      for (const name of ['aq', 'y']) {
+        assert.equal(relaxed.outputs[k][name].length, batch * QH * QW * (name === 'aq' ? QE : QC));
+        assert.deepEqual(relaxed.outputs[k][name], plain.outputs[k][name], `${name}, run ${k}, ${numThreads} threads`);
+      }
+    });
   }
   // Not a constant: the clamp and the zero point leave most bytes elsewhere.
-  assert.ok(new Set(relaxed.outputs.aq).size > 50, `${new Set(relaxed.outputs.aq).size} distinct bytes`);
+  const distinct = new Set(plain.outputs[0].aq).size;
+  assert.ok(distinct > 50, `${distinct} distinct bytes`);
 });
