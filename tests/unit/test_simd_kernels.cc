@@ -47,7 +47,7 @@ TEST(SimdGemm, PackedOperandsMatchNaiveOnOddShapes) {
   uint32_t seed = 1;
   for (int m : {1, 3, 4, 5, 9, 16, 17})
     for (int n : {1, 3, 4, 7, 8, 9, 13, 33, 70})
-      for (int k : {1, 2, 5, 16, 67, 600}) {  // 600: three chunks of kGemmKc
+      for (int k : {1, 2, 5, 16, 67, 600}) {
         const int lda = k + 3, ldb = n + 5, ldc = n + 2;
         const RandomLhs lhs = MakeRandomLhs(m, k, lda, seed++);
         const std::vector<float>& a = lhs.a;
@@ -218,6 +218,51 @@ TEST(SimdGemm, SingleRowIsBitwiseTheTilesRow) {
         }
       }
     }
+}
+
+// A GEMM deeper than 2048 with whole row panels runs in passes over its depth, each resuming
+// from the sums the one before stored in C (kernels/simd/gemm.cc, DepthPass); a single row runs
+// in one pass. Every row of a deep product must equal that row's product alone, bitwise: whole
+// and partial row panels (the last of 5 or 7 rows), the lone last column, tail panels, and every
+// epilogue applied once, after the last pass. It fails if a pass restarts from the bias, drops
+// a partial tile's sums or applies the clamp or addend early.
+TEST(SimdGemm, DeepProductInPassesIsBitwiseOnePass) {
+  uint32_t seed = 1700;
+  for (int m : {4, 5, 7})
+    for (int n : {9, 13, 16})
+      for (int k : {2049, 2600}) {
+        const RandomLhs lhs = MakeRandomLhs(m, k, k, seed++);
+        const int ldb = n + 3;
+        const auto b = RandomFloats(static_cast<size_t>(k) * ldb, seed++);
+        const auto bias = RandomFloats(m, seed++);
+        const auto addend = RandomFloats(static_cast<size_t>(m) * ldb, seed++);
+        std::vector<float> packed_b(PackedRhsSize(k, n)), tail(static_cast<size_t>(k) * kGemmNr);
+        PackRhs(b.data(), k, n, ldb, packed_b.data());
+        for (int variant = 0; variant < 3; ++variant) {
+          GemmEpilogue ep;
+          ep.bias = variant != 1 ? bias.data() : nullptr;
+          ep.addend = variant != 0 ? addend.data() : nullptr;
+          if (variant == 2) ep.min = -3.f, ep.max = 2.5f;
+          std::vector<float> deep(static_cast<size_t>(m) * ldb), in_place = deep;
+          GemmPacked(m, n, k, lhs.packed.data(), packed_b.data(), deep.data(), ldb, ep);
+          GemmUnpackedRhs(m, n, k, lhs.packed.data(), b.data(), ldb, in_place.data(), ldb, ep,
+                          tail.data());
+          for (int r = 0; r < m; ++r) {
+            std::vector<float> row_packed(PackedLhsSize(1, k)), one(ldb, NAN);
+            PackLhs(lhs.a.data() + static_cast<size_t>(r) * k, 1, k, k, row_packed.data());
+            GemmEpilogue row_ep = ep;
+            row_ep.bias = ep.bias ? ep.bias + r : nullptr;
+            row_ep.addend = ep.addend ? ep.addend + static_cast<size_t>(r) * ldb : nullptr;
+            GemmPacked(1, n, k, row_packed.data(), packed_b.data(), one.data(), ldb, row_ep);
+            for (int j = 0; j < n; ++j) {
+              ASSERT_EQ(deep[r * ldb + j], one[j])
+                  << "m=" << m << " n=" << n << " k=" << k << " variant " << variant << " row " << r
+                  << " column " << j;
+              ASSERT_EQ(in_place[r * ldb + j], one[j]) << "in place, m=" << m << " n=" << n;
+            }
+          }
+        }
+      }
 }
 
 TEST(SimdGemm, TransposedRhsMatchesNaive) {
