@@ -22,6 +22,15 @@ struct TileSums {
   f32x4 acc[kGemmMr][kVecs];
 };
 
+// rows x cols of a matrix (ld floats per row) into a zeroed kGemmMr-row tile `width` floats
+// wide: a partial tile's addend or starting sums.
+WEBNX_SEPARATE_FUNCTION void CopyPartialTile(const float* from, int ld, int rows, int cols,
+                                             float* tile, int width) {
+  std::fill(tile, tile + kGemmMr * width, 0.f);
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < cols; ++j) tile[r * width + j] = from[r * ld + j];
+}
+
 // The sums a tile starts from: the bias of each of its `rows` rows (rows past them come from A's
 // zero padding: they take no bias and are never stored), or, in a deep GEMM's later pass
 // (DepthPass), the rows x cols sums the pass before left at `sums` (ldc floats per row).
@@ -36,13 +45,13 @@ inline TileSums<kVecs> StartingSums(int rows, int cols, const float* bias, const
     }
     return t;
   }
-  alignas(16) float part[kGemmMr][4 * kVecs] = {};
   const bool whole = rows == kGemmMr && cols == 4 * kVecs;
-  for (int r = 0; r < (whole ? 0 : rows); ++r)
-    for (int j = 0; j < cols; ++j) part[r][j] = sums[r * ldc + j];
+  alignas(16) float part[kGemmMr][4 * kVecs];
+  if (!whole) CopyPartialTile(sums, ldc, rows, cols, part[0], 4 * kVecs);
+  const float* from = whole ? sums : part[0];
+  const int stride = whole ? ldc : 4 * kVecs;
   for (int r = 0; r < kGemmMr; ++r)
-    for (int v = 0; v < kVecs; ++v)
-      t.acc[r][v] = whole ? Load(sums + r * ldc + 4 * v) : Load(part[r] + 4 * v);
+    for (int v = 0; v < kVecs; ++v) t.acc[r][v] = Load(from + r * stride + 4 * v);
   return t;
 }
 
@@ -77,9 +86,8 @@ inline void Tile(int k, const float* pa, const float* pb, int ldb, float* c, int
     for (int r = 0; r < kGemmMr; ++r)
       for (int v = 0; v < kVecs; ++v) acc[r][v] = Add(acc[r][v], Load(addend + r * ldc + 4 * v));
   } else if (addend) {
-    alignas(16) float part[kGemmMr][4 * kVecs] = {};
-    for (int r = 0; r < rows; ++r)
-      for (int j = 0; j < cols; ++j) part[r][j] = addend[r * ldc + j];
+    alignas(16) float part[kGemmMr][4 * kVecs];
+    CopyPartialTile(addend, ldc, rows, cols, part[0], 4 * kVecs);
     for (int r = 0; r < kGemmMr; ++r)
       for (int v = 0; v < kVecs; ++v) acc[r][v] = Add(acc[r][v], Load(part[r] + 4 * v));
   }
