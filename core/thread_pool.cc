@@ -67,14 +67,21 @@ bool SpinUntil(Ready ready) {
   return false;
 }
 
+// Participant `slot` takes the tasks of its own range first, then what is left of the others'.
+// Steps in a row often split their tensors alike (runs of elements, blocks of columns), so a
+// thread then mostly reads what it wrote itself, rather than lines the other core's cache holds;
+// with one shared counter the split changed from job to job.
 void ThreadPool::Work(int slot) {
-  for (;;) {
-    const int64_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= tasks_) return;
-    (*fn_)(task, slot);
-    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == tasks_) {
-      std::lock_guard<std::mutex> lock(mutex_);  // the caller may be parked on done_
-      done_.notify_all();
+  for (int i = 0; i < ranges_; ++i) {
+    Range& range = range_[(slot + i) % ranges_];
+    for (;;) {
+      const int64_t task = range.next.fetch_add(1, std::memory_order_relaxed);
+      if (task >= range.end) break;
+      (*fn_)(task, slot);
+      if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == tasks_) {
+        std::lock_guard<std::mutex> lock(mutex_);  // the caller may be parked on done_
+        done_.notify_all();
+      }
     }
   }
 }
@@ -119,11 +126,15 @@ void ThreadPool::Run(int threads, int64_t tasks, const TaskFn& fn) {
     return;
   }
   busy_ = true;
-  const int helpers = static_cast<int>(std::min<int64_t>(threads - 1, tasks - 1));
+  const int helpers = static_cast<int>(std::min<int64_t>({threads - 1, tasks - 1, kMaxRanges - 1}));
   EnsureWorkers(helpers);
   fn_ = &fn;
   tasks_ = tasks;
-  next_task_.store(0);
+  ranges_ = helpers + 1;
+  for (int r = 0; r < ranges_; ++r) {
+    range_[r].next.store(tasks * r / ranges_, std::memory_order_relaxed);
+    range_[r].end = tasks * (r + 1) / ranges_;
+  }
   finished_.store(0);
   participants_ = helpers;
   joined_ = 0;

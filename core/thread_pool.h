@@ -54,7 +54,14 @@ class ThreadPool {
   // admits; Run does not return (or start another job) while one of them is still in Work.
   const TaskFn* fn_ = nullptr;
   int64_t tasks_ = 0;
-  std::atomic<int64_t> next_task_{0};
+  // The tasks split into one contiguous range per participant (Work).
+  struct alignas(64) Range {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  static constexpr int kMaxRanges = 16;
+  Range range_[kMaxRanges];
+  int ranges_ = 0;
   std::atomic<int64_t> finished_{0};
   std::atomic<int> active_{0};  // workers inside Work
   int participants_ = 0;        // workers allowed to join the current job (mutex_)
