@@ -162,10 +162,10 @@ bool NeedsClamp(const GemmEpilogue& ep) {
 // The part [begin, begin + depth) of the k-deep sums one pass over C adds. A GEMM deeper than
 // kPassesFrom runs in passes of about kPassDepth (RunInPasses): B's block then needs L2 only for
 // a pass's rows, so its columns can be many (GemmColumnBlock) and A, megabytes at that depth,
-// streams from memory once rather than once per block (ResNet18's 256 -> 512 stride-2 conv,
-// k = 2304: 6.7-6.9 -> 4.7-4.9 ms in the model). Passes cost a little when A is in cache, so
-// shallower GEMMs run in one. A later pass resumes from the sums the one before stored in C, so
-// every output is still one chain of multiply-adds, bitwise that of a single pass.
+// streams from memory once rather than once per block (docs/performance.md). Passes cost a
+// little when A is in cache, so shallower GEMMs run in one. A later pass resumes from the sums the
+// one before stored in C, so every output is still one chain of multiply-adds, bitwise that of a
+// single pass.
 struct DepthPass {
   int begin;
   int depth;
