@@ -7,7 +7,8 @@ import { onnxJsonToOnnx } from '../../js/convert.mjs';
 import { Rng, numel } from './generator.mjs';
 import { FLOAT64_REFERENCES } from './spec-reference.mjs';
 
-const BOOL = 9;  // ONNX's data type
+const BOOL = 9;  // ONNX's data types
+const DOUBLE = 11;
 
 // Per dtype: |webnx - onnxruntime| <= abs * max(1, max |onnxruntime|) + rel * |onnxruntime|.
 // float32 results differ in summation order (and SIMD vs scalar paths), never by more.
@@ -16,6 +17,8 @@ export const TOLERANCES = {
   int64: { abs: 0, rel: 0 },
   int32: { abs: 0, rel: 0 },
   bool: { abs: 0, rel: 0 },
+  // A float64 island's values (ops-float64.mjs) carry their float32 inputs' rounding: float32's.
+  float64: { abs: 1e-5, rel: 1e-4 },
   // 8-bit quantized values: one unit where a float input lands on a rounding boundary.
   uint8: { units: 1 },
   int8: { units: 1 },
@@ -105,7 +108,6 @@ function compareOutputs(got, want) {
   return null;
 }
 
-const valueInfo = (name) => ({ name, type: { tensorType: { elemType: 1 } } });
 
 // The generated ops' outputs that are not float32: indices and comparisons.
 const INTEGER_OPS = ['ArgMax', 'ArgMin', 'Greater', 'Less', 'QuantizeLinear', 'MatMulInteger', 'ConvInteger',
@@ -115,14 +117,17 @@ const isIntegerOutput = (node, i) => INTEGER_OPS.includes(node.opType) || (node.
   (node.opType === 'DynamicQuantizeLinear' && i !== 1);
 
 // The values of the float64 islands (tests/fuzz-diff/ops-float64.mjs): a Cast to double and
-// everything computed from its result up to the Cast back to float32.
+// everything computed from its result up to the Cast back to float32 (a comparison's bool
+// result, cast to double again, is not one).
 function doubleValues(nodes) {
   const doubles = new Set();
   for (const n of nodes) {
     const to = n.opType === 'Cast' ? Number(n.attribute?.find((a) => a.name === 'to')?.i) : null;
     // CastLike's output takes its second input's type (float32 here): it ends an island too.
     const castLike = n.opType === 'CastLike' && !doubles.has(n.input[1]);
-    if (to === 11 || (to === null && !castLike && n.input.some((i) => doubles.has(i)))) n.output.forEach((o) => doubles.add(o));
+    const compares = ['Less', 'Greater', 'Equal'].includes(n.opType);
+    const computed = to === null && !castLike && !compares && n.input.some((i) => doubles.has(i));
+    if (to === DOUBLE || computed) n.output.forEach((o) => doubles.add(o));
   }
   return doubles;
 }
@@ -147,11 +152,15 @@ export async function localize(c, batch, threads) {
   const feeds = feedsFor(c, batch, 0);
   const g = c.doc.graph;
   const doubles = doubleValues(g.node);
+  // Float values in graph order, float64 ones included: where an island's op grows its input's
+  // rounding, the first value that differs is inside the island.
   const floatValues = g.node.filter((n) => n.opType !== 'Constant').flatMap((n) => n.output.filter((o, i) => !isIntegerOutput(n, i)))
-    .filter((v) => c.shapes.has(v) && !doubles.has(v) && !c.types?.has(v));
+    .filter((v) => c.shapes.has(v) && !c.types?.has(v));
+  const typedInfo = (name, elemType) => ({ name, type: { tensorType: { elemType } } });
+  const floatInfo = (name) => typedInfo(name, doubles.has(name) ? DOUBLE : 1);
   // The quantized islands' integer values (tests/fuzz-diff/ops-quant.mjs), exposed with their types.
-  const integers = [...(c.types ?? [])].map(([name, elemType]) => ({ ...valueInfo(name), type: { tensorType: { elemType } } }));
-  const all = { ...c.doc, graph: { ...g, output: [...floatValues.map(valueInfo), ...integers] } };
+  const integers = [...(c.types ?? [])].map(([name, elemType]) => typedInfo(name, elemType));
+  const all = { ...c.doc, graph: { ...g, output: [...floatValues.map(floatInfo), ...integers] } };
   const bytes = onnxJsonToOnnx(all);
   const ortRun = await runOrt(bytes, [feeds]);
   if (ortRun.rejected) return null;
@@ -172,19 +181,21 @@ export async function localize(c, batch, threads) {
   const reads = nodeInputs(node);
   const inputs = [...new Set(reads.filter((i) => i && !constants.has(i)))];
   const known = Object.fromEntries(feeds.map((f) => [f.name, f]));
-  // Inputs that are not float32 or bool (an island's integers): no localization then. A bool (a
-  // control-flow node's condition) is fed as onnxruntime computed it.
+  // Inputs that are not float32, float64 or bool (an island's integers): no localization then.
+  // A bool (a control-flow node's condition) is fed as onnxruntime computed it.
   const fed = (i) => !c.types?.has(i) || c.types.get(i) === BOOL;
   if (inputs.some((i) => (!known[i] && !want[i]) || !fed(i))) return null;
+  const feedType = (i) => (c.types?.has(i) ? 'bool' : doubles.has(i) ? 'float64' : undefined);
   const singleFeeds = inputs.map((i) => known[i] ??
-    { name: i, dims: want[i].dims, data: want[i].data, ...(c.types?.has(i) ? { type: 'bool' } : {}) });
+    { name: i, dims: want[i].dims, data: want[i].data, ...(feedType(i) ? { type: feedType(i) } : {}) });
+  const elemTypes = { bool: BOOL, float64: DOUBLE };
   const alone = {
     ...c.doc,
     graph: {
       name: 'alone', node: [...g.node.filter((n) => n.opType === 'Constant' && n.output.some((o) => reads.includes(o))), node],
       initializer: g.initializer.filter((t) => reads.includes(t.name)),
-      input: singleFeeds.map((f) => ({ name: f.name, type: { tensorType: { elemType: f.type === 'bool' ? BOOL : 1, shape: { dim: f.dims.map((d) => ({ dimValue: String(d) })) } } } })),
-      output: node.output.filter((o) => o).map(valueInfo),
+      input: singleFeeds.map((f) => ({ name: f.name, type: { tensorType: { elemType: elemTypes[f.type] ?? 1, shape: { dim: f.dims.map((d) => ({ dimValue: String(d) })) } } } })),
+      output: node.output.filter((o) => o).map(floatInfo),
     },
   };
   const aloneBytes = onnxJsonToOnnx(alone);

@@ -47,3 +47,13 @@ test('the minimizer cuts a failing graph down to the node that fails', async () 
   // Whatever remains still loads and runs in both runtimes.
   assert.notEqual((await runCase({ ...c, doc: small.doc }, { batches: [1] })).status, 'mismatch');
 });
+
+test('a difference grown inside a float64 island is traced to the island op that grew it', async () => {
+  // Seed 27047827: a LayerNormalization over two nearly equal values, cast to double, summed
+  // there with cancellation (1.49n - 1.22n), cast back. The float32 value out of the island is
+  // the first to differ; the double ReduceSum before it, fed onnxruntime's double inputs alone,
+  // agrees: rounding grown by an ill-conditioned sum, not a wrong answer.
+  const result = await runCase(generateCase(27047827));
+  assert.equal(result.status, 'unstable', result.detail);
+  assert.match(result.detail, /ReduceSum 'v45' agrees alone/);
+});
