@@ -169,9 +169,11 @@ void Plan::Builder::AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
     if (i == 0 && alias >= 0) {
       // A view: its Run points it at the source; the source's buffer must outlive it.
       buffers_.Share(name, node.inputs[alias], nullptr);
+      other_output_of_step_[name] = step_index;
       continue;
     }
     if (i == 0) first_output_of_step_[name] = step_index;
+    if (i != 0) other_output_of_step_[name] = step_index;
     buffers_.Add(name, &slot, step_index);
   }
   plan_->steps_.push_back(std::move(step));

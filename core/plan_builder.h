@@ -136,6 +136,9 @@ class Plan::Builder {
   // (a fusion may then change what the step writes).
   int Producer(const std::string& value) const;
   int SoleReaderProducer(const std::string& value) const;
+  // The step after which `value` holds its contents, whichever output of it (a view's pointer is
+  // set by its step too), or -1 for a value no step writes (an input, a constant).
+  int WrittenAt(const std::string& value) const;
 
   const ResolvedGraph& rg_;
   const Graph& graph_;
@@ -147,6 +150,8 @@ class Plan::Builder {
   BufferPlan buffers_;  // views and fused nodes share their source's buffer
   // The step producing each value as its output 0 (fused nodes' outputs included).
   std::unordered_map<std::string, int> first_output_of_step_;
+  // The step writing each value that is not its step's output 0 or is a view.
+  std::unordered_map<std::string, int> other_output_of_step_;
   int64_t plan_constant_bytes_ = 0;  // outputs of nodes evaluated at plan time
   // A continuation's run-time values from the plans before it (core/plan_continuation.cc).
   TensorRefs external_;

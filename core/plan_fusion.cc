@@ -12,6 +12,13 @@ int Plan::Builder::Producer(const std::string& value) const {
   return it == first_output_of_step_.end() ? -1 : it->second;
 }
 
+int Plan::Builder::WrittenAt(const std::string& value) const {
+  const int producer = Producer(value);
+  if (producer >= 0) return producer;
+  auto it = other_output_of_step_.find(value);
+  return it == other_output_of_step_.end() ? -1 : it->second;
+}
+
 int Plan::Builder::SoleReaderProducer(const std::string& value) const {
   return index_.Readers(value) == 1 ? Producer(value) : -1;
 }
@@ -48,7 +55,8 @@ int Plan::Builder::TryFuseSum(const Node& node, const EpilogueStage& stage,
     return -1;
   }
   // The step to fuse into is the later producer of the two: the other input must exist by
-  // the time it runs, and its output must have no reader but this sum.
+  // the time it runs (written by an earlier step: a view, or another output of a step, counts
+  // too), and its output must have no reader but this sum.
   int best = -1, addend = -1;
   for (int i = 0; i < 2; ++i) {
     const int producer = SoleReaderProducer(node.inputs[i]);
@@ -57,7 +65,7 @@ int Plan::Builder::TryFuseSum(const Node& node, const EpilogueStage& stage,
       addend = 1 - i;
     }
   }
-  if (best < 0 || Producer(node.inputs[addend]) > best) return -1;
+  if (best < 0 || WrittenAt(node.inputs[addend]) >= best) return -1;
   Step& step = plan_->steps_[best];
   const Tensor* produced = step.outputs[0];
   if (produced->dtype != DType::kFloat32 || produced->shape != outputs[0].shape) return -1;

@@ -215,6 +215,62 @@ TEST(Session, ReluNotFusedWhenTheProducerHasOtherReaders) {
   EXPECT_EQ(session->stats().last_plan.fused_nodes, 1u);
 }
 
+// A sum is fused into its earlier input's step only when the other input is written before that
+// step runs. Here the other input comes from a step after the Gemm's: a Split's second output, a
+// view (Reshape) and a Slice view. Fused, the Gemm would add what the buffer held before: the
+// last run's values (so two runs would differ), or nothing on the first.
+TEST(Session, SumsAreNotFusedIntoAStepBeforeTheirOtherInput) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {1, 2, 2, 2});
+  b.Input("Z", kOnnxFloat, {1, 6, 2, 2});
+  b.Input("V", kOnnxFloat, {1, 5, 2, 2});
+  const std::vector<float> w = {1, -1, 0.5f, -2, 3, -0.25f};  // [3, 2, 1, 1]
+  b.FloatInit("W", {3, 2, 1, 1}, w);
+  b.Int64Init("split", {2}, {3, 3});
+  b.Int64Init("shape", {4}, {1, 3, 2, 2});
+  b.Int64Init("starts", {1}, {2});
+  b.Int64Init("ends", {1}, {5});
+  b.Int64Init("axes", {1}, {1});
+  b.Node("Conv", {"X", "W"}, {"g1"}, "conv1");
+  b.Node("Split", {"Z", "split"}, {"z0", "z1"}, "split").Int("axis", 1);
+  b.Node("Add", {"g1", "z1"}, {"Y1"}, "add_second_output");
+  b.Node("Conv", {"X", "W"}, {"g2"}, "conv2");
+  b.Node("Neg", {"V"}, {"nv"}, "neg");
+  b.Node("Slice", {"nv", "starts", "ends", "axes"}, {"s"}, "slice_view");
+  b.Node("Add", {"s", "g2"}, {"Y2"}, "add_slice_view");
+  b.Node("Conv", {"X", "W"}, {"g3"}, "conv3");
+  b.Node("Reshape", {"z0", "shape"}, {"r"}, "reshape_view");
+  b.Node("Add", {"g3", "r"}, {"Y3"}, "add_reshape_view");
+  b.Output("Y1", kOnnxFloat, {1, 3, 2, 2});
+  b.Output("Y2", kOnnxFloat, {1, 3, 2, 2});
+  b.Output("Y3", kOnnxFloat, {1, 3, 2, 2});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+  for (int run = 0; run < 3; ++run) {
+    const std::vector<float> x = RandomFloats(8, 20 + run), z = RandomFloats(24, 30 + run),
+                             v = RandomFloats(20, 40 + run);
+    std::vector<const Tensor*> outputs;
+    Status s =
+        session->Run({Feed("X", MakeFloat({1, 2, 2, 2}, x)), Feed("Z", MakeFloat({1, 6, 2, 2}, z)),
+                      Feed("V", MakeFloat({1, 5, 2, 2}, v))},
+                     &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::vector<float> y1(12), y2(12), y3(12);
+    for (int m = 0; m < 3; ++m) {
+      for (int p = 0; p < 4; ++p) {
+        const float g = w[m * 2] * x[p] + w[m * 2 + 1] * x[4 + p];
+        y1[m * 4 + p] = g + z[12 + m * 4 + p];
+        y2[m * 4 + p] = g - v[8 + m * 4 + p];
+        y3[m * 4 + p] = g + z[m * 4 + p];
+      }
+    }
+    const std::string when = ", run " + std::to_string(run);
+    ExpectNear(FloatValues(*outputs[0]), y1, "Split's second output" + when);
+    ExpectNear(FloatValues(*outputs[1]), y2, "a Slice view" + when);
+    ExpectNear(FloatValues(*outputs[2]), y3, "a Reshape view" + when);
+  }
+}
+
 // A view keeps its source's buffer alive: later steps must not reuse those bytes.
 TEST(Session, ViewsKeepTheirSourceAlive) {
   ModelBuilder b;
