@@ -283,11 +283,22 @@ class SliceKernel final : public Kernel {
     int64_t numel = 0;
     if (!ShapeNumel(out, &numel) || numel == 0) block = 0;  // nothing to copy
     copy_.Init(start, dims, strides, block);
+    // One block (the outer dims all 1: a range of channels of one image, say): the output is
+    // that part of the input, a view, and nothing is copied.
+    view_start_ = -1;
+    if (block != 0 && std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d == 1; }))
+      view_start_ = start;
     ctx.SetOutput(0, ctx.dtype(0), out);
     return Status::Ok();
   }
 
+  int OutputAliasesInput() const override { return view_start_ >= 0 ? 0 : -1; }
+
   Status Run(RunContext& ctx) override {
+    if (view_start_ >= 0) {
+      ctx.output(0).data = static_cast<uint8_t*>(ctx.input(0).data) + view_start_;
+      return Status::Ok();
+    }
     copy_.Run(ctx.input(0).ptr<uint8_t>(), ctx.output(0).ptr<uint8_t>());
     return Status::Ok();
   }
@@ -319,6 +330,7 @@ class SliceKernel final : public Kernel {
   }
 
   StridedCopy copy_;
+  int64_t view_start_ = -1;  // the output's byte offset in the input when it is a view
 };
 
 }  // namespace

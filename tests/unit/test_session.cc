@@ -297,6 +297,42 @@ TEST(Session, ViewsKeepTheirSourceAlive) {
   }
 }
 
+// A Slice that takes a range of channels of one image is a view at an offset into its source:
+// the source's bytes stay reserved while the view is read, and a view that is a graph output
+// reads its own range.
+TEST(Session, SliceViewsKeepTheirSourceAlive) {
+  ModelBuilder b;
+  b.Input("X", kOnnxFloat, {1, 6, 5});
+  b.Int64Init("starts", {1}, {2});
+  b.Int64Init("ends", {1}, {5});
+  b.Int64Init("axes", {1}, {1});
+  b.Node("Neg", {"X"}, {"a"}, "neg_a");
+  b.Node("Slice", {"a", "starts", "ends", "axes"}, {"sa"}, "slice_a");  // a view into a
+  b.Node("Abs", {"X"}, {"c"}, "abs_c");
+  b.Node("Neg", {"c"}, {"d"}, "neg_d");  // could take a's bytes if the view were ignored
+  b.Node("Sigmoid", {"d"}, {"e"}, "sigmoid_e");
+  b.Node("Slice", {"e", "starts", "ends", "axes"}, {"se"}, "slice_e");
+  b.Node("Add", {"sa", "se"}, {"Y"}, "add");
+  b.Output("Y", kOnnxFloat, {1, 3, 5});
+  b.Output("sa", kOnnxFloat, {1, 3, 5});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(CreateSession(b.Bytes(), &session).ok());
+  std::vector<float> x = RandomFloats(30, 5, -3.f, 3.f);
+  std::vector<const Tensor*> outputs;
+  for (int run = 0; run < 2; ++run) {
+    Status s = session->Run({Feed("X", MakeFloat({1, 6, 5}, x))}, &outputs);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::vector<float> want(15), slice(15);
+    for (int i = 0; i < 15; ++i) {
+      const float v = x[10 + i];
+      slice[i] = -v;
+      want[i] = -v + 1.f / (1.f + std::exp(std::fabs(v)));
+    }
+    ExpectNear(FloatValues(*outputs[0]), want, "Y, run " + std::to_string(run));
+    ExpectNear(FloatValues(*outputs[1]), slice, "sa, run " + std::to_string(run));
+  }
+}
+
 // Graph outputs may be graph inputs, views of them, constants or plan-time values.
 TEST(Session, OutputsThatAreInputsConstantsAndFoldedValues) {
   ModelBuilder b;
