@@ -10,6 +10,7 @@
 
 #include "kernels/nn_common.h"
 #include "kernels/registrations.h"
+#include "kernels/simd/plane_sum.h"
 #include "kernels/widening.h"
 
 namespace webnx {
@@ -217,6 +218,12 @@ class ReduceKernel : public Kernel {
     }
   }
 
+  // Every output the sum of one contiguous row of the input (a mean over each channel's plane,
+  // a sum over the last axis): no walk, the rows summed with independent accumulators.
+  bool SumsRows() const {
+    return dim_reduced_.back() && (dims_.size() == 1 || (dims_.size() == 2 && !dim_reduced_[0]));
+  }
+
   // The accumulators live in untyped heap memory, which may as well hold doubles.
   double* FloatAcc() { return static_cast<double*>(acc_.data); }
   double* Shifts() { return FloatAcc() + out_numel_; }
@@ -244,6 +251,11 @@ class ReduceKernel : public Kernel {
       case ReduceOp::kSum:
       case ReduceOp::kMean:
       case ReduceOp::kLogSum:
+        if (SumsRows()) {
+          const int64_t row = dims_.back();
+          for (int64_t o = 0; o < out_numel_; ++o) acc[o] = simd::PlaneSum(x + o * row, row);
+          break;
+        }
         std::fill(acc, acc_end, 0.0);
         Walk(x, acc, plain, add);
         break;

@@ -168,6 +168,28 @@ TEST(Reduce, LargerShapesWithUnitDims) {
   }
 }
 
+// Sums, means and log-sums whose outputs each take one contiguous row (the trailing axes
+// reduced, a global mean over each channel's plane) run the rows in vectors, with odd lengths
+// leaving a scalar tail.
+TEST(Reduce, RowSumsMatchNaive) {
+  Tensor x = RandomFloat({1, 37, 7, 7}, 9, 0.2f, 1.5f);
+  Tensor rows = RandomFloat({3, 5, 53}, 11, 0.2f, 1.5f);
+  const OpSpec* ops[] = {&Ops()[0], &Ops()[1], &Ops()[8]};
+  for (const OpSpec* op : ops) {
+    for (bool keepdims : {false, true}) {
+      SCOPED_TRACE(std::string(op->name) + " keepdims " + std::to_string(keepdims));
+      std::vector<Tensor> out;
+      const std::vector<int64_t> planes = {2, 3}, last = {-1}, all = {};
+      ASSERT_TRUE(Reduce(op->name, 11, x, &planes, false, keepdims, &out).ok());
+      ExpectAllNear(out[0], NaiveReduce(x, *op, planes, keepdims), 1e-5f);
+      ASSERT_TRUE(Reduce(op->name, 11, rows, &last, false, keepdims, &out).ok());
+      ExpectAllNear(out[0], NaiveReduce(rows, *op, last, keepdims), 1e-5f);
+      ASSERT_TRUE(Reduce(op->name, 11, rows, nullptr, false, keepdims, &out).ok());
+      ExpectAllNear(out[0], NaiveReduce(rows, *op, all, keepdims), 1e-5f);
+    }
+  }
+}
+
 TEST(Reduce, LogSumExpIsStableForLargeValues) {
   Tensor x = MakeFloat({2, 2}, {1000, 1001, -1000, -1001});
   std::vector<Tensor> out;
