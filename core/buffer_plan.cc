@@ -1,6 +1,7 @@
 #include "core/buffer_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace webnx {
 
@@ -8,6 +9,8 @@ void BufferPlan::Add(const std::string& value, Tensor* slot, int step) {
   buffer_of_[value] = static_cast<int>(lifetimes_.size());
   lifetimes_.push_back(BufferLifetime{slot->nbytes(), step, step});
   tensors_.push_back({slot});
+  host_.push_back(-1);
+  offset_in_host_.push_back(0);
 }
 
 bool BufferPlan::Share(const std::string& value, const std::string& source, Tensor* slot) {
@@ -30,9 +33,41 @@ void BufferPlan::Drop(const std::string& value) {
   if (b != buffer_of_.end()) lifetimes_[b->second].bytes = 0;
 }
 
+bool BufferPlan::PlaceInside(const std::string& value, const std::string& host, size_t offset,
+                             size_t bytes) {
+  auto v = buffer_of_.find(value), h = buffer_of_.find(host);
+  if (v == buffer_of_.end() || h == buffer_of_.end()) return false;
+  const int placed = v->second, outer = h->second;
+  if (placed == outer || host_[placed] >= 0 || lifetimes_[placed].bytes != bytes) return false;
+  if (offset > lifetimes_[outer].bytes || bytes > lifetimes_[outer].bytes - offset) return false;
+  for (int b = outer; b >= 0; b = host_[b])
+    if (b == placed) return false;  // the host is inside `value`'s buffer already
+  host_[placed] = outer;
+  offset_in_host_[placed] = offset;
+  return true;
+}
+
 size_t BufferPlan::Layout() {
+  // A buffer placed inside another takes no space of its own; the outermost host lives from the
+  // first step any of them is written to the last step any is read.
+  std::vector<BufferLifetime> placed = lifetimes_;
+  for (size_t b = 0; b < placed.size(); ++b) {
+    if (host_[b] < 0) continue;
+    int root = host_[b];
+    while (host_[root] >= 0) root = host_[root];
+    placed[root].first_step = std::min(placed[root].first_step, lifetimes_[b].first_step);
+    placed[root].last_step = std::max(placed[root].last_step, lifetimes_[b].last_step);
+    placed[b].bytes = 0;
+  }
   size_t arena_bytes = 0;
-  offsets_ = PlaceBuffers(lifetimes_, &arena_bytes);
+  offsets_ = PlaceBuffers(placed, &arena_bytes);
+  if (arena_bytes == SIZE_MAX) return arena_bytes;
+  for (size_t b = 0; b < placed.size(); ++b) {
+    size_t offset = 0;
+    int root = static_cast<int>(b);
+    for (; host_[root] >= 0; root = host_[root]) offset += offset_in_host_[root];
+    if (root != static_cast<int>(b)) offsets_[b] = offsets_[root] + offset;
+  }
   return arena_bytes;
 }
 

@@ -26,6 +26,12 @@ class BufferPlan {
   void ReadAt(const std::string& value, int step);
   // `value` is never written (a fusion removed it): its buffer takes no space.
   void Drop(const std::string& value);
+  // `value`'s buffer becomes the `bytes` bytes of `host`'s buffer at `offset` (a Concat's input,
+  // written by its producer where the Concat's output holds it); the host's buffer then lives as
+  // long as either did. False, changing nothing, unless both have buffers of their own, that
+  // buffer holds exactly `bytes` and is not placed inside another already, and the range lies
+  // within the host's.
+  bool PlaceInside(const std::string& value, const std::string& host, size_t offset, size_t bytes);
 
   // Offsets for every buffer; returns the arena's size (SIZE_MAX when it overflows).
   size_t Layout();
@@ -35,6 +41,9 @@ class BufferPlan {
  private:
   std::vector<BufferLifetime> lifetimes_;
   std::vector<std::vector<Tensor*>> tensors_;  // per buffer
+  // Per buffer: the buffer it is placed inside (-1: none) and its byte offset there.
+  std::vector<int> host_;
+  std::vector<size_t> offset_in_host_;
   std::unordered_map<std::string, int> buffer_of_;
   std::vector<size_t> offsets_;
 };

@@ -219,6 +219,10 @@ class Kernel {
   // or -1. A view's Run points output 0 at that input's data instead of copying; the planner
   // then keeps that storage alive for as long as the view is used.
   virtual int OutputAliasesInput() const { return -1; }
+  // Per input, the byte offset where output 0 holds it as one contiguous run (a Concat along an
+  // axis with only 1s before it), or -1. The planner may then have the input's producer write
+  // it there; Run must skip an input whose data is already at its place. Empty: none.
+  virtual std::vector<int64_t> InputPlacesInOutput() const { return {}; }
   // Fusion (core/epilogue.h): what this node is inside a producer's epilogue, and the epilogue
   // this kernel applies after its own output 0 (null when it applies none).
   virtual EpilogueStage AsEpilogueStage() const { return {}; }

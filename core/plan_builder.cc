@@ -176,7 +176,20 @@ void Plan::Builder::AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
     if (i != 0) other_output_of_step_[name] = step_index;
     buffers_.Add(name, &slot, step_index);
   }
+  PlaceInputsInOutput(node, step);
   plan_->steps_.push_back(std::move(step));
+}
+
+void Plan::Builder::PlaceInputsInOutput(const Node& node, const Step& step) {
+  if (node.outputs.empty() || node.outputs[0].empty()) return;
+  const std::vector<int64_t> places = step.kernel->InputPlacesInOutput();
+  for (size_t i = 0; i < places.size() && i < node.inputs.size(); ++i) {
+    if (places[i] < 0 || !step.inputs[i]) continue;
+    // False (and copied by the step) for a constant, an input, a view of part of a buffer, or a
+    // value placed already (a second Concat of it, or the same value twice).
+    buffers_.PlaceInside(node.inputs[i], node.outputs[0], static_cast<size_t>(places[i]),
+                         step.inputs[i]->nbytes());
+  }
 }
 
 Status Plan::Builder::PlaceArena() {

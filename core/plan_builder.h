@@ -97,6 +97,10 @@ class Plan::Builder {
   Tensor& DeclareOutput(const std::string& name, const PlannedValue& planned);
   // Where a run-time value lives: this plan's slot, or the one of the plan it continues.
   const Tensor* Slot(const std::string& name) const;
+  // Inputs the step's kernel would read where its output 0 holds them
+  // (Kernel::InputPlacesInOutput): their buffers are placed there, so their producers write them
+  // in place.
+  void PlaceInputsInOutput(const Node& node, const Step& step);
   // plan_continuation.cc: ends the plan after node `n`, whose output shapes follow its data.
   void ContinueAfter(size_t n);
 

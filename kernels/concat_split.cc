@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/registrations.h"
 
@@ -84,6 +85,19 @@ class ConcatKernel final : public Kernel {
     return Status::Ok();
   }
 
+  // One row (only 1s before the axis): each input is one run of the output, which its producer
+  // can write in place.
+  std::vector<int64_t> InputPlacesInOutput() const override {
+    if (outer_ != 1) return {};
+    std::vector<int64_t> places;
+    size_t offset = 0;
+    for (size_t piece : piece_bytes_) {
+      places.push_back(static_cast<int64_t>(offset));
+      offset += piece;
+    }
+    return places;
+  }
+
   Status Run(RunContext& ctx) override {
     uint8_t* out = ctx.output(0).ptr<uint8_t>();
     size_t offset = 0;
@@ -91,6 +105,10 @@ class ConcatKernel final : public Kernel {
       const size_t piece = piece_bytes_[i];
       if (piece == 0) continue;
       const uint8_t* in = ctx.input(static_cast<int>(i)).ptr<uint8_t>();
+      if (outer_ == 1 && in == out + offset) {  // written in place (InputPlacesInOutput)
+        offset += piece;
+        continue;
+      }
       for (int64_t o = 0; o < outer_; ++o) {
         std::memcpy(out + o * row_bytes_ + offset, in + o * piece, piece);
       }
