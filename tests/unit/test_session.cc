@@ -216,8 +216,8 @@ TEST(Session, ReluNotFusedWhenTheProducerHasOtherReaders) {
 }
 
 // A sum is fused into its earlier input's step only when the other input is written before that
-// step runs. Here the other input comes from a step after the Gemm's: a Split's second output, a
-// view (Reshape) and a Slice view. Fused, the Gemm would add what the buffer held before: the
+// step runs. Here the other input comes from a step after the Conv's: a Split's second output, a
+// view (Reshape) and a Slice view. Fused, the Conv would add what the buffer held before: the
 // last run's values (so two runs would differ), or nothing on the first.
 TEST(Session, SumsAreNotFusedIntoAStepBeforeTheirOtherInput) {
   ModelBuilder b;
