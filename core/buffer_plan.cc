@@ -33,15 +33,22 @@ void BufferPlan::Drop(const std::string& value) {
   if (b != buffer_of_.end()) lifetimes_[b->second].bytes = 0;
 }
 
+int BufferPlan::Outermost(int buffer, size_t* offset) const {
+  size_t at = 0;
+  for (; host_[buffer] >= 0; buffer = host_[buffer]) at += offset_in_host_[buffer];
+  if (offset) *offset = at;
+  return buffer;
+}
+
 bool BufferPlan::PlaceInside(const std::string& value, const std::string& host, size_t offset,
                              size_t bytes) {
   auto v = buffer_of_.find(value), h = buffer_of_.find(host);
   if (v == buffer_of_.end() || h == buffer_of_.end()) return false;
   const int placed = v->second, outer = h->second;
-  if (placed == outer || host_[placed] >= 0 || lifetimes_[placed].bytes != bytes) return false;
+  if (host_[placed] >= 0 || lifetimes_[placed].bytes != bytes) return false;
   if (offset > lifetimes_[outer].bytes || bytes > lifetimes_[outer].bytes - offset) return false;
-  for (int b = outer; b >= 0; b = host_[b])
-    if (b == placed) return false;  // the host is inside `value`'s buffer already
+  // Not the host itself, nor a buffer the host is inside already.
+  if (Outermost(outer, nullptr) == placed) return false;
   host_[placed] = outer;
   offset_in_host_[placed] = offset;
   return true;
@@ -52,9 +59,8 @@ size_t BufferPlan::Layout() {
   // first step any of them is written to the last step any is read.
   std::vector<BufferLifetime> placed = lifetimes_;
   for (size_t b = 0; b < placed.size(); ++b) {
-    if (host_[b] < 0) continue;
-    int root = host_[b];
-    while (host_[root] >= 0) root = host_[root];
+    const int root = Outermost(static_cast<int>(b), nullptr);
+    if (root == static_cast<int>(b)) continue;
     placed[root].first_step = std::min(placed[root].first_step, lifetimes_[b].first_step);
     placed[root].last_step = std::max(placed[root].last_step, lifetimes_[b].last_step);
     placed[b].bytes = 0;
@@ -64,9 +70,8 @@ size_t BufferPlan::Layout() {
   if (arena_bytes == SIZE_MAX) return arena_bytes;
   for (size_t b = 0; b < placed.size(); ++b) {
     size_t offset = 0;
-    int root = static_cast<int>(b);
-    for (; host_[root] >= 0; root = host_[root]) offset += offset_in_host_[root];
-    if (root != static_cast<int>(b)) offsets_[b] = offsets_[root] + offset;
+    const int root = Outermost(static_cast<int>(b), &offset);
+    offsets_[b] = offsets_[root] + offset;
   }
   return arena_bytes;
 }

@@ -39,6 +39,10 @@ class BufferPlan {
   void Bind(uint8_t* arena);
 
  private:
+  // The buffer `buffer` is placed inside, through every host (itself when none), and
+  // `*offset` (when given) its byte offset there.
+  int Outermost(int buffer, size_t* offset) const;
+
   std::vector<BufferLifetime> lifetimes_;
   std::vector<std::vector<Tensor*>> tensors_;  // per buffer
   // Per buffer: the buffer it is placed inside (-1: none) and its byte offset there.

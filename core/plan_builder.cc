@@ -172,8 +172,7 @@ void Plan::Builder::AddStep(const Node& node, std::unique_ptr<Kernel> kernel,
       other_output_of_step_[name] = step_index;
       continue;
     }
-    if (i == 0) first_output_of_step_[name] = step_index;
-    if (i != 0) other_output_of_step_[name] = step_index;
+    (i == 0 ? first_output_of_step_ : other_output_of_step_)[name] = step_index;
     buffers_.Add(name, &slot, step_index);
   }
   PlaceInputsInOutput(node, step);

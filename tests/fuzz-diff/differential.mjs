@@ -17,14 +17,14 @@ export const TOLERANCES = {
   int64: { abs: 0, rel: 0 },
   int32: { abs: 0, rel: 0 },
   bool: { abs: 0, rel: 0 },
-  // A float64 island's values (ops-float64.mjs) carry their float32 inputs' rounding: float32's.
-  float64: { abs: 1e-5, rel: 1e-4 },
   // 8-bit quantized values: one unit where a float input lands on a rounding boundary.
   uint8: { units: 1 },
   int8: { units: 1 },
 };
 
-// The first element where `got` and `want` differ beyond the dtype's tolerance, or null.
+// The first element where `got` and `want` differ beyond the dtype's tolerance, or null. Types
+// not listed take float32's: a float64 island's values (ops-float64.mjs) carry their float32
+// inputs' rounding.
 export function firstMismatch(type, got, want) {
   const tol = TOLERANCES[type] ?? TOLERANCES.float32;
   let scale = 1;  // NaNs (compared apart, below) do not make the scale NaN
@@ -107,7 +107,6 @@ function compareOutputs(got, want) {
   }
   return null;
 }
-
 
 // The generated ops' outputs that are not float32: indices and comparisons.
 const INTEGER_OPS = ['ArgMax', 'ArgMin', 'Greater', 'Less', 'QuantizeLinear', 'MatMulInteger', 'ConvInteger',
